@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what building servo-fleet needs beyond Rust itself, only if missing:
+# Debian's clang-16, llvm-16 and wasi-libc compile the engine's C part (QuickJS)
+# for wasm32-wasip2. The Rust toolchain and the wasm32-wasip2 target come from
+# rust-toolchain.toml through rustup.
+set -euo pipefail
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+missing=()
+command -v clang-16 >/dev/null || missing+=(clang-16)
+command -v llvm-ar-16 >/dev/null || missing+=(llvm-16)
+[ -f /usr/lib/wasm32-wasi/libc.a ] || missing+=(wasi-libc)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+rustup show active-toolchain >/dev/null   # installs the pinned toolchain and target

@@ -1,0 +1,409 @@
+//! What an agent reads of a page: title, visible text, links.
+//!
+//! Text follows `innerText` closely enough for reading a page: it walks the
+//! styled DOM, skips what is not rendered (`display:none`, `visibility:hidden`,
+//! `hidden`, `<head>`, `<script>`, `<style>`, `<template>`), turns block
+//! boundaries and `<br>` into newlines, collapses whitespace unless CSS preserves
+//! it, and trims. Call it after `resolve`, so computed styles exist; unstyled
+//! elements fall back to tag-based rules.
+
+use blitz_dom::node::{ElementData, Node, NodeData};
+use blitz_dom::{BaseDocument, NodeId};
+use style::computed_values::visibility::T as Visibility;
+use style::computed_values::white_space_collapse::T as WhiteSpaceCollapse;
+use style::values::computed::Display;
+use style::values::specified::box_::DisplayOutside;
+use url::Url;
+
+use crate::bindings::exports::fleet::engine::page::Link;
+
+/// Elements whose content is never rendered as text.
+const SKIPPED: &[&str] = &[
+    "head", "script", "style", "template", "noscript", "title", "textarea", "select", "datalist",
+    "iframe", "object", "embed", "canvas",
+];
+
+/// Block-level elements, for elements that have no computed style.
+const BLOCK_TAGS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "dd",
+    "details",
+    "dialog",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "li",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tr",
+    "ul",
+    "caption",
+];
+
+/// Most links an inspect returns (a link farm should not flood the agent).
+const MAX_LINKS: usize = 2_000;
+
+/// How white space in text nodes is handled (from CSS `white-space-collapse`).
+#[derive(Clone, Copy, PartialEq)]
+enum Space {
+    /// Runs of white space become one space.
+    Collapse,
+    /// Everything is kept (`pre`, `pre-wrap`, `break-spaces`).
+    Preserve,
+    /// Newlines are kept, other runs collapse (`pre-line`).
+    PreserveBreaks,
+}
+
+/// What an element passes down to its children.
+#[derive(Clone, Copy)]
+struct Inherited {
+    visible: bool,
+    space: Space,
+}
+
+/// Accumulates text with `innerText`'s line-break and white-space rules.
+struct TextWriter {
+    out: String,
+    chars: usize,
+    cap: usize,
+    pending_space: bool,
+    pending_breaks: usize,
+    line_has_content: bool,
+}
+
+impl TextWriter {
+    fn new(cap: usize) -> Self {
+        TextWriter {
+            out: String::new(),
+            chars: 0,
+            cap,
+            pending_space: false,
+            pending_breaks: 0,
+            line_has_content: false,
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.chars >= self.cap
+    }
+
+    fn push(&mut self, c: char) {
+        if self.chars < self.cap {
+            self.out.push(c);
+            self.chars += 1;
+        }
+    }
+
+    /// Emit the breaks or space that were waiting for more content.
+    fn flush_pending(&mut self) {
+        if self.pending_breaks > 0 {
+            if !self.out.is_empty() {
+                for _ in 0..self.pending_breaks {
+                    self.push('\n');
+                }
+            }
+            self.pending_breaks = 0;
+            self.line_has_content = false;
+        } else if self.pending_space && self.line_has_content {
+            self.push(' ');
+        }
+        self.pending_space = false;
+    }
+
+    fn text(&mut self, text: &str, space: Space) {
+        for c in text.chars() {
+            let is_space = matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}');
+            match space {
+                Space::Preserve if c == '\r' => {}
+                Space::Preserve | Space::PreserveBreaks if c == '\n' => {
+                    self.pending_space = false;
+                    self.flush_pending();
+                    self.push('\n');
+                    self.line_has_content = false;
+                }
+                Space::Preserve => {
+                    self.flush_pending();
+                    self.push(c);
+                    self.line_has_content = true;
+                }
+                _ if is_space => self.pending_space = true,
+                _ => {
+                    self.flush_pending();
+                    self.push(c);
+                    self.line_has_content = true;
+                }
+            }
+        }
+    }
+
+    /// A block boundary: at least `n` newlines before any following content.
+    fn breaks(&mut self, n: usize) {
+        self.pending_breaks = self.pending_breaks.max(n);
+        self.pending_space = false;
+    }
+
+    /// A `<br>`: a newline that does not merge with block boundaries.
+    fn line_break(&mut self) {
+        self.pending_space = false;
+        self.flush_pending();
+        self.push('\n');
+        self.line_has_content = false;
+    }
+
+    /// Between table cells of a row.
+    fn cell_separator(&mut self) {
+        if self.pending_breaks == 0 && self.line_has_content {
+            self.pending_space = false;
+            self.push('\t');
+        }
+    }
+
+    fn finish(self) -> String {
+        let trimmed = self.out.trim();
+        if trimmed.len() == self.out.len() {
+            self.out
+        } else {
+            trimmed.to_owned()
+        }
+    }
+}
+
+/// The local name of an element (`div`, `a`, ...), if `node` is one.
+fn element(node: &Node) -> Option<(&ElementData, &str)> {
+    match &node.data {
+        NodeData::Element(el) => Some((el, &*el.name.local)),
+        _ => None,
+    }
+}
+
+/// The value of attribute `name` (no namespace) of an element.
+pub(crate) fn attr<'a>(node: &'a Node, name: &str) -> Option<&'a str> {
+    node.attrs()?
+        .iter()
+        .find(|a| &*a.name.local == name)
+        .map(|a| a.value.as_str())
+}
+
+/// Whether an element is hidden by markup or by its computed `display`.
+fn is_hidden(node: &Node, tag: &str) -> bool {
+    if SKIPPED.contains(&tag) || attr(node, "hidden").is_some() {
+        return true;
+    }
+    node.primary_styles()
+        .is_some_and(|styles| styles.clone_display().is_none())
+}
+
+/// Collapse runs of white space to one space and trim (for titles, link texts).
+pub(crate) fn collapse_whitespace(text: &str) -> String {
+    text.split_ascii_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `document.title`.
+pub(crate) fn title(doc: &BaseDocument) -> String {
+    doc.find_title_node()
+        .map(|node| collapse_whitespace(&node.text_content()))
+        .unwrap_or_default()
+}
+
+/// `innerText` of the subtree at `root`, capped at `cap` characters.
+pub(crate) fn inner_text(doc: &BaseDocument, root: NodeId, cap: usize) -> String {
+    let mut writer = TextWriter::new(cap);
+    let inherited = Inherited {
+        visible: true,
+        space: Space::Collapse,
+    };
+    walk_text(doc, root, inherited, &mut writer, true);
+    writer.finish()
+}
+
+fn walk_text(
+    doc: &BaseDocument,
+    id: NodeId,
+    inherited: Inherited,
+    w: &mut TextWriter,
+    is_root: bool,
+) {
+    if w.full() {
+        return;
+    }
+    let Some(node) = doc.get_node(id) else {
+        return;
+    };
+    match &node.data {
+        NodeData::Text(text) if inherited.visible => w.text(&text.content, inherited.space),
+        NodeData::Document(_) => {
+            for child in node.children.iter() {
+                walk_text(doc, *child, inherited, w, false);
+            }
+        }
+        NodeData::Element(el) => {
+            let tag: &str = &el.name.local;
+            // The element asked about is read even if it is itself a skipped
+            // kind (e.g. `head.innerText`), like `innerText` on a non-rendered node.
+            if !is_root && is_hidden(node, tag) {
+                return;
+            }
+            if tag == "br" {
+                if inherited.visible {
+                    w.line_break();
+                }
+                return;
+            }
+            let styles = node.primary_styles();
+            let display = styles.as_ref().map(|s| s.clone_display());
+            let visible = styles.as_ref().map_or(inherited.visible, |s| {
+                s.clone_visibility() == Visibility::Visible
+            });
+            let space =
+                styles
+                    .as_ref()
+                    .map_or(inherited.space, |s| match s.clone_white_space_collapse() {
+                        WhiteSpaceCollapse::Collapse => Space::Collapse,
+                        WhiteSpaceCollapse::PreserveBreaks => Space::PreserveBreaks,
+                        WhiteSpaceCollapse::Preserve | WhiteSpaceCollapse::BreakSpaces => {
+                            Space::Preserve
+                        }
+                    });
+            drop(styles);
+            let breaks = match display {
+                _ if tag == "p" => 2,
+                Some(d) if d == Display::TableCell => {
+                    w.cell_separator();
+                    0
+                }
+                Some(d)
+                    if d == Display::TableRow
+                        || d == Display::TableCaption
+                        || d.outside() == DisplayOutside::Block =>
+                {
+                    1
+                }
+                Some(_) => 0,
+                None if BLOCK_TAGS.contains(&tag) => 1,
+                None if tag == "td" || tag == "th" => {
+                    w.cell_separator();
+                    0
+                }
+                None => 0,
+            };
+            if breaks > 0 {
+                w.breaks(breaks);
+            }
+            let inherited = Inherited { visible, space };
+            for child in node.children.iter() {
+                walk_text(doc, *child, inherited, w, false);
+            }
+            if breaks > 0 {
+                w.breaks(breaks);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The URL relative links resolve against: the first `<base href>`, else the
+/// document URL.
+pub(crate) fn base_url(doc: &BaseDocument) -> Url {
+    let doc_url: Url = doc.url().clone();
+    doc.find_element_by_tag_name(&blitz_dom::local_name!("base"))
+        .and_then(|base| attr(base, "href"))
+        .and_then(|href| doc_url.join(href.trim()).ok())
+        .unwrap_or(doc_url)
+}
+
+/// Hyperlinks (`a[href]`, `area[href]`) outside hidden subtrees, in document order.
+pub(crate) fn links(doc: &BaseDocument) -> Vec<Link> {
+    let base = base_url(doc);
+    let mut links = Vec::new();
+    walk_links(doc, doc.root_node().id, &base, &mut links);
+    links
+}
+
+fn walk_links(doc: &BaseDocument, id: NodeId, base: &Url, links: &mut Vec<Link>) {
+    if links.len() >= MAX_LINKS {
+        return;
+    }
+    let Some(node) = doc.get_node(id) else {
+        return;
+    };
+    if let Some((_, tag)) = element(node) {
+        if is_hidden(node, tag) {
+            return;
+        }
+        if (tag == "a" || tag == "area")
+            && let Some(href) = attr(node, "href")
+        {
+            let href = href.trim();
+            let resolved = base
+                .join(href)
+                .map(String::from)
+                .unwrap_or_else(|_| href.to_owned());
+            links.push(Link {
+                text: link_text(doc, node),
+                href: resolved,
+            });
+        }
+    }
+    for child in node.children.iter() {
+        walk_links(doc, *child, base, links);
+    }
+}
+
+/// A link's text; image-only links fall back to `aria-label`, `title` or the
+/// first image's `alt`, which is what a reader of the page would see or hear.
+fn link_text(doc: &BaseDocument, node: &Node) -> String {
+    let text = collapse_whitespace(&node.text_content());
+    if !text.is_empty() {
+        return text;
+    }
+    for name in ["aria-label", "title"] {
+        if let Some(label) = attr(node, name) {
+            let label = collapse_whitespace(label);
+            if !label.is_empty() {
+                return label;
+            }
+        }
+    }
+    first_img_alt(doc, node).unwrap_or_default()
+}
+
+fn first_img_alt(doc: &BaseDocument, node: &Node) -> Option<String> {
+    for child in node.children.iter() {
+        let child = doc.get_node(*child)?;
+        if let Some((_, "img")) = element(child)
+            && let Some(alt) = attr(child, "alt")
+        {
+            return Some(collapse_whitespace(alt));
+        }
+        if let Some(alt) = first_img_alt(doc, child) {
+            return Some(alt);
+        }
+    }
+    None
+}

@@ -1,0 +1,413 @@
+//! JavaScript: one QuickJS runtime and realm per document.
+//!
+//! The realm is created on first use (a page without scripts never pays for
+//! it) and dropped on every `load`, like a browser navigation. DOM bindings are
+//! a small layer of native functions over the Blitz document ([`natives`]) and a
+//! JavaScript prelude (`bootstrap.js`) that builds `window`, `document`,
+//! elements, events, timers, `location`, `console` and `localStorage` on them.
+//!
+//! Time is bounded with QuickJS's interrupt handler: a script that runs past
+//! its budget gets an uncatchable exception, so `while (true) {}` costs the tab
+//! seconds, not its life. Timers run on a virtual clock, drained after the
+//! page's scripts and while `evaluate` awaits a promise.
+
+mod natives;
+
+use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
+
+use blitz_dom::BaseDocument;
+use rquickjs::context::EvalOptions;
+use rquickjs::{
+    CatchResultExt, CaughtError, Coerced, Context, Ctx, FromJs, Function, Object, Persistent,
+    Runtime, Value,
+};
+
+use crate::bindings::exports::fleet::engine::page::EvalError;
+use crate::{charset, inspect, net, tab};
+
+/// The prelude that builds the Web API surface on the native functions.
+const BOOTSTRAP: &str = include_str!("bootstrap.js");
+/// Heap limit of one realm.
+const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
+/// QuickJS's own stack limit; below the guest's 8 MiB stack (see build.rs) so
+/// deep recursion is a `RangeError`, not a trap.
+const MAX_STACK: usize = 4 * 1024 * 1024;
+/// Time one page script (or one timer callback) may run.
+const SCRIPT_BUDGET: Duration = Duration::from_secs(5);
+/// Time all of a page's scripts, load events and timers may take together.
+const LOAD_BUDGET: Duration = Duration::from_secs(15);
+/// Time one `evaluate` may take, including awaiting its promise.
+const EVAL_BUDGET: Duration = Duration::from_secs(10);
+/// Virtual milliseconds of timers run after load (`setTimeout(f, 500)` runs,
+/// a 10 s poll does not).
+const LOAD_TIMER_HORIZON_MS: f64 = 1_000.0;
+/// Virtual milliseconds `evaluate` may skip ahead to settle a promise.
+const EVAL_TIMER_HORIZON_MS: f64 = 30_000.0;
+/// Timer callbacks run after load, at most (a `setInterval(f, 0)` ends here).
+const MAX_LOAD_TIMERS: usize = 200;
+/// Microtasks drained in one go, at most.
+const MAX_JOBS: usize = 100_000;
+/// Console entries kept per document, and characters per entry.
+const MAX_CONSOLE_ENTRIES: usize = 1_000;
+const MAX_CONSOLE_ENTRY_CHARS: usize = 4_096;
+
+/// A message written with `console.*` or an uncaught script error.
+pub(crate) struct ConsoleEntry {
+    /// `log`, `info`, `warn`, `error` or `debug`.
+    pub level: String,
+    /// The formatted message.
+    pub text: String,
+}
+
+/// The realm of the current document. Field order is drop order: the saved
+/// hooks and the context must go before the runtime that owns their memory.
+struct JsEnv {
+    hooks: Persistent<Object<'static>>,
+    context: Context,
+    _runtime: Runtime,
+}
+
+thread_local! {
+    static ENV: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
+    /// When the running script must stop (read by the interrupt handler).
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+    static CONSOLE: RefCell<Vec<ConsoleEntry>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Drop the realm and the console (on `load`).
+pub(crate) fn reset() {
+    let env = ENV.with(|env| env.borrow_mut().take());
+    drop(env);
+    CONSOLE.with(|console| console.borrow_mut().clear());
+}
+
+/// Record a console message (bounded, oldest dropped first).
+pub(crate) fn console(level: &str, text: &str) {
+    CONSOLE.with(|console| {
+        let mut console = console.borrow_mut();
+        if console.len() >= MAX_CONSOLE_ENTRIES {
+            console.remove(0);
+        }
+        console.push(ConsoleEntry {
+            level: level.to_owned(),
+            text: text.chars().take(MAX_CONSOLE_ENTRY_CHARS).collect(),
+        });
+    });
+}
+
+/// Read the console of the current document with `f`.
+pub(crate) fn with_console<R>(f: impl FnOnce(&[ConsoleEntry]) -> R) -> R {
+    CONSOLE.with(|console| f(&console.borrow()))
+}
+
+/// Run `f` with the interrupt deadline set `budget` from now (or kept, if an
+/// outer caller already set an earlier one).
+fn with_deadline<R>(budget: Duration, f: impl FnOnce() -> R) -> R {
+    let outer = DEADLINE.with(Cell::get);
+    let mine = Instant::now() + budget;
+    let deadline = outer.map_or(mine, |outer| outer.min(mine));
+    DEADLINE.with(|d| d.set(Some(deadline)));
+    let result = f();
+    DEADLINE.with(|d| d.set(outer));
+    result
+}
+
+fn deadline_passed() -> bool {
+    DEADLINE.with(|d| d.get().is_some_and(|deadline| Instant::now() >= deadline))
+}
+
+/// The realm of the current document, created on first use.
+fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
+    if let Some(found) = ENV.with(|env| {
+        env.borrow()
+            .as_ref()
+            .map(|env| (env.context.clone(), env.hooks.clone()))
+    }) {
+        return Ok(found);
+    }
+    let runtime =
+        Runtime::new().map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
+    runtime.set_memory_limit(MEMORY_LIMIT);
+    runtime.set_max_stack_size(MAX_STACK);
+    runtime.set_interrupt_handler(Some(Box::new(deadline_passed)));
+    let context = Context::full(&runtime)
+        .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
+    let hooks = context.with(|ctx| -> Result<_, String> {
+        let native = natives::install(&ctx).map_err(|e| e.to_string())?;
+        let mut options = EvalOptions::default();
+        options.strict = true;
+        options.filename = Some("fleet:bootstrap.js".to_owned());
+        let init: Function = ctx
+            .eval_with_options(BOOTSTRAP, options)
+            .catch(&ctx)
+            .map_err(|e| format!("the DOM prelude failed: {}", describe(&e)))?;
+        let hooks: Object = init
+            .call((native,))
+            .catch(&ctx)
+            .map_err(|e| format!("the DOM prelude failed: {}", describe(&e)))?;
+        Ok(Persistent::save(&ctx, hooks))
+    })?;
+    ENV.with(|env| {
+        *env.borrow_mut() = Some(JsEnv {
+            hooks: hooks.clone(),
+            context: context.clone(),
+            _runtime: runtime,
+        });
+    });
+    Ok((context, hooks))
+}
+
+/// Human-readable text of a caught exception.
+fn describe(error: &CaughtError<'_>) -> String {
+    if deadline_passed() {
+        return "the script ran past its time budget and was stopped".to_owned();
+    }
+    match error {
+        CaughtError::Exception(exception) => {
+            let name: Option<String> = exception.get("name").ok();
+            let message = exception.message().unwrap_or_default();
+            match name {
+                Some(name) if !name.is_empty() => format!("{name}: {message}"),
+                _ => message,
+            }
+        }
+        CaughtError::Value(value) => Coerced::<String>::from_js(value.ctx(), value.clone())
+            .map(|s| s.0)
+            .unwrap_or_else(|_| "a value that cannot be converted to a string".to_owned()),
+        CaughtError::Error(error) => error.to_string(),
+    }
+}
+
+/// Evaluate a classic script (sloppy mode, global scope), as `<script>` does.
+fn eval_classic<'js>(ctx: &Ctx<'js>, source: &str, name: &str) -> Result<Value<'js>, String> {
+    let mut options = EvalOptions::default();
+    options.strict = false;
+    options.backtrace_barrier = true;
+    options.filename = Some(name.to_owned());
+    ctx.eval_with_options::<Value, _>(source, options)
+        .catch(ctx)
+        .map_err(|e| describe(&e))
+}
+
+/// Run queued promise jobs until none are left (bounded).
+fn drain_jobs(ctx: &Ctx<'_>) {
+    for _ in 0..MAX_JOBS {
+        if deadline_passed() || !ctx.execute_pending_job() {
+            break;
+        }
+    }
+}
+
+/// Run the next due timer callback no later than `horizon_ms` virtual ms.
+fn run_next_timer(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64) -> bool {
+    let Ok(run) = hooks.get::<_, Function>("runNextTimer") else {
+        return false;
+    };
+    let ran = with_deadline(SCRIPT_BUDGET, || {
+        run.call::<_, bool>((horizon_ms,))
+            .catch(ctx)
+            .map_err(|e| describe(&e))
+    });
+    match ran {
+        Ok(ran) => {
+            drain_jobs(ctx);
+            ran
+        }
+        Err(message) => {
+            console("error", &format!("Uncaught {message}"));
+            false
+        }
+    }
+}
+
+/// A `<script>` to run: its source text or the URL to fetch it from.
+enum ScriptSource {
+    Inline(String),
+    External(String),
+}
+
+/// Whether a `type` attribute names classic JavaScript (modules are not run).
+fn is_classic_script(script_type: Option<&str>) -> bool {
+    let Some(t) = script_type.map(|t| t.trim().to_ascii_lowercase()) else {
+        return true;
+    };
+    t.is_empty()
+        || matches!(
+            t.as_str(),
+            "text/javascript"
+                | "application/javascript"
+                | "application/ecmascript"
+                | "text/ecmascript"
+                | "application/x-javascript"
+                | "text/jscript"
+                | "text/livescript"
+        )
+}
+
+/// The document's classic scripts in document order.
+fn collect_scripts(doc: &BaseDocument) -> Vec<(ScriptSource, String)> {
+    let base = inspect::base_url(doc);
+    let mut scripts = Vec::new();
+    let mut stack = vec![doc.root_node().id];
+    while let Some(id) = stack.pop() {
+        let Some(node) = doc.get_node(id) else {
+            continue;
+        };
+        if let Some(el) = node.element_data() {
+            let tag: &str = &el.name.local;
+            if tag == "template" {
+                continue;
+            }
+            if tag == "script" {
+                if is_classic_script(inspect::attr(node, "type")) {
+                    let index = scripts.len() + 1;
+                    match inspect::attr(node, "src") {
+                        Some(src) => {
+                            let url = base
+                                .join(src.trim())
+                                .map(String::from)
+                                .unwrap_or_else(|_| src.to_owned());
+                            scripts.push((ScriptSource::External(url.clone()), url));
+                        }
+                        None => scripts.push((
+                            ScriptSource::Inline(node.text_content()),
+                            format!("inline-script-{index}"),
+                        )),
+                    }
+                }
+                continue;
+            }
+        }
+        stack.extend(node.children.iter().rev().copied());
+    }
+    scripts
+}
+
+/// Run the page's classic scripts in document order, fire `DOMContentLoaded`
+/// and `load`, then run timers due within the first second. Script errors go
+/// to the console; nothing here fails the load.
+pub(crate) fn run_page_scripts() {
+    let scripts = tab::try_with_tab(|tab| collect_scripts(tab.document())).unwrap_or_default();
+    if scripts.is_empty() {
+        return;
+    }
+    let (context, hooks) = match realm() {
+        Ok(realm) => realm,
+        Err(message) => {
+            console("error", &message);
+            return;
+        }
+    };
+    with_deadline(LOAD_BUDGET, || {
+        for (source, name) in scripts {
+            let text = match source {
+                ScriptSource::Inline(text) => text,
+                ScriptSource::External(url) => match net::get(&url) {
+                    Ok(response) if response.status < 400 => {
+                        charset::decode_text(&response.body, response.content_type())
+                    }
+                    Ok(response) => {
+                        console(
+                            "error",
+                            &format!("Failed to load script {url}: HTTP {}", response.status),
+                        );
+                        continue;
+                    }
+                    Err(reason) => {
+                        console("error", &format!("Failed to load script {url}: {reason}"));
+                        continue;
+                    }
+                },
+            };
+            context.with(|ctx| {
+                let result = with_deadline(SCRIPT_BUDGET, || eval_classic(&ctx, &text, &name));
+                if let Err(message) = result {
+                    console("error", &format!("Uncaught {message} ({name})"));
+                }
+                drain_jobs(&ctx);
+            });
+        }
+        context.with(|ctx| {
+            let Ok(hooks) = hooks.clone().restore(&ctx) else {
+                return;
+            };
+            if let Ok(fire) = hooks.get::<_, Function>("fireLoad") {
+                let fired = with_deadline(SCRIPT_BUDGET, || {
+                    fire.call::<_, ()>(()).catch(&ctx).map_err(|e| describe(&e))
+                });
+                if let Err(message) = fired {
+                    console("error", &format!("Uncaught {message}"));
+                }
+                drain_jobs(&ctx);
+            }
+            for _ in 0..MAX_LOAD_TIMERS {
+                if deadline_passed() || !run_next_timer(&ctx, &hooks, LOAD_TIMER_HORIZON_MS) {
+                    break;
+                }
+            }
+        });
+    });
+}
+
+/// `evaluate`: run `script` as global code, await a returned promise, and
+/// return the completion value as JSON.
+pub(crate) fn evaluate(script: &str) -> Result<String, EvalError> {
+    let (context, hooks) = realm().map_err(EvalError::Exception)?;
+    with_deadline(EVAL_BUDGET, || {
+        context.with(|ctx| {
+            let hooks = hooks
+                .restore(&ctx)
+                .map_err(|e| EvalError::Exception(e.to_string()))?;
+            let value = eval_classic(&ctx, script, "evaluate").map_err(EvalError::Exception)?;
+            let value = settle(&ctx, &hooks, value)?;
+            to_json(&ctx, value)
+        })
+    })
+}
+
+/// If `value` is a promise, run jobs and timers until it settles.
+fn settle<'js>(
+    ctx: &Ctx<'js>,
+    hooks: &Object<'js>,
+    value: Value<'js>,
+) -> Result<Value<'js>, EvalError> {
+    let Some(promise) = value.as_promise().cloned() else {
+        drain_jobs(ctx);
+        return Ok(value);
+    };
+    loop {
+        if let Some(result) = promise.result::<Value>() {
+            return result
+                .catch(ctx)
+                .map_err(|e| EvalError::Exception(describe(&e)));
+        }
+        if deadline_passed() {
+            return Err(EvalError::Exception(
+                "the script ran past its time budget and was stopped".to_owned(),
+            ));
+        }
+        if !ctx.execute_pending_job() && !run_next_timer(ctx, hooks, EVAL_TIMER_HORIZON_MS) {
+            return Err(EvalError::Exception(
+                "the returned promise never settled (nothing left to run)".to_owned(),
+            ));
+        }
+    }
+}
+
+/// `JSON.stringify` of the value; `undefined` is `null`.
+fn to_json<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> Result<String, EvalError> {
+    if value.is_undefined() {
+        return Ok("null".to_owned());
+    }
+    let type_name = value.type_name();
+    match ctx.json_stringify(value).catch(ctx) {
+        Ok(Some(json)) => json
+            .to_string()
+            .map_err(|e| EvalError::Unserializable(e.to_string())),
+        Ok(None) => Err(EvalError::Unserializable(format!(
+            "a value of type {type_name} has no JSON representation"
+        ))),
+        Err(e) => Err(EvalError::Unserializable(describe(&e))),
+    }
+}

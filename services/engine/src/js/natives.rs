@@ -1,0 +1,632 @@
+//! Native functions behind the DOM prelude, backed by the Blitz document.
+//!
+//! Nodes cross into JavaScript as numbers (`NodeId::as_u64`; slot index plus a
+//! version, so an id of a removed node never aliases a new one). Every function
+//! re-checks that the ids it is given are live before touching the tree:
+//! Blitz's tree indexing panics on stale ids, and a script must never be able
+//! to panic the instance.
+
+use blitz_dom::node::{Attribute, NodeData};
+use blitz_dom::{BaseDocument, LocalName, NodeId, QualName, local_name, ns};
+use rquickjs::{Ctx, Exception, Function, Object, Result};
+use url::Url;
+
+use crate::tab::{MAX_TEXT_CHARS, Tab};
+use crate::{inspect, storage, tab};
+
+/// `innerText` of one element is read in full by scripts, up to this cap.
+const MAX_INNER_TEXT_CHARS: usize = 50 * MAX_TEXT_CHARS;
+
+fn to_id(raw: f64) -> NodeId {
+    if (0.0..9_007_199_254_740_992.0).contains(&raw) {
+        NodeId::from_u64(raw as u64)
+    } else {
+        // The default id is null and resolves to no node.
+        NodeId::default()
+    }
+}
+
+fn from_id(id: NodeId) -> f64 {
+    id.as_u64() as f64
+}
+
+/// Run `f` on the tab, or throw if the tab is busy (which would be a bug: no
+/// export holds the tab while JavaScript runs).
+fn with_tab<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut Tab) -> Result<R>) -> Result<R> {
+    tab::try_with_tab(f)
+        .unwrap_or_else(|| Err(Exception::throw_internal(ctx, "the document is busy")))
+}
+
+/// Run `f` on the document.
+fn with_doc<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut BaseDocument) -> Result<R>) -> Result<R> {
+    with_tab(ctx, |tab| f(tab.document()))
+}
+
+/// The id if it names a live node.
+fn live(doc: &BaseDocument, raw: f64) -> Option<NodeId> {
+    let id = to_id(raw);
+    doc.get_node(id).map(|_| id)
+}
+
+fn not_found<'js>(ctx: &Ctx<'js>) -> rquickjs::Error {
+    Exception::throw_dom(ctx, "NotFoundError", "The node is not in the document")
+}
+
+fn is_element(doc: &BaseDocument, id: NodeId) -> bool {
+    doc.get_node(id).is_some_and(|n| n.is_element())
+}
+
+/// Whether `name` is usable as an element or attribute name.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '<' | '>' | '/' | '=' | '"' | '\'' | '\0'))
+}
+
+fn syntax_error<'js>(ctx: &Ctx<'js>, selector: &str) -> rquickjs::Error {
+    Exception::throw_dom(
+        ctx,
+        "SyntaxError",
+        &format!("'{selector}' is not a valid selector"),
+    )
+}
+
+/// The origin whose `localStorage` the page sees; opaque origins have none.
+fn storage_origin<'js>(ctx: &Ctx<'js>) -> Result<String> {
+    let url = with_tab(ctx, |tab| Ok(tab.url.clone()))?;
+    let origin = Url::parse(&url).map(|u| u.origin());
+    match origin {
+        Ok(origin) if origin.is_tuple() => Ok(origin.ascii_serialization()),
+        _ => Err(Exception::throw_dom(
+            ctx,
+            "SecurityError",
+            "localStorage is not available for this document's origin",
+        )),
+    }
+}
+
+/// Replace the children of `id` with one text node (`textContent = ...`).
+fn set_text_content(doc: &mut BaseDocument, id: NodeId, text: &str) {
+    let is_text = matches!(doc.get_node(id).map(|n| &n.data), Some(NodeData::Text(_)));
+    let mut mutator = doc.mutate();
+    if is_text {
+        mutator.set_node_text(id, text);
+        return;
+    }
+    mutator.remove_and_drop_all_children(id);
+    if !text.is_empty() {
+        let text_node = mutator.create_text_node(text);
+        mutator.append_children(id, &[text_node]);
+    }
+}
+
+/// Whether `ancestor` is `node` or one of its ancestors.
+fn is_inclusive_ancestor(doc: &BaseDocument, ancestor: NodeId, node: NodeId) -> bool {
+    let mut current = Some(node);
+    while let Some(id) = current {
+        if id == ancestor {
+            return true;
+        }
+        current = doc.get_node(id).and_then(|n| n.parent);
+    }
+    false
+}
+
+/// Build the object of native functions the prelude receives.
+pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
+    let native = Object::new(ctx.clone())?;
+    macro_rules! def {
+        ($name:literal, $f:expr) => {
+            native.set($name, Function::new(ctx.clone(), $f)?)?;
+        };
+    }
+
+    // --- document ---
+    def!("documentNode", |ctx: Ctx<'js>| -> Result<f64> {
+        with_doc(&ctx, |doc| Ok(from_id(doc.root_node().id)))
+    });
+    def!("documentElement", |ctx: Ctx<'js>| -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| {
+            Ok(doc.try_root_element().map(|n| from_id(n.id)))
+        })
+    });
+    def!("body", |ctx: Ctx<'js>| -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| Ok(doc.find_body_node().map(|n| from_id(n.id))))
+    });
+    def!("head", |ctx: Ctx<'js>| -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| Ok(doc.find_head_node().map(|n| from_id(n.id))))
+    });
+    def!("url", |ctx: Ctx<'js>| -> Result<String> {
+        with_tab(&ctx, |tab| Ok(tab.url.clone()))
+    });
+    def!("viewport", |ctx: Ctx<'js>| -> Result<Vec<u32>> {
+        with_tab(&ctx, |tab| Ok(vec![tab.width, tab.height]))
+    });
+    def!("title", |ctx: Ctx<'js>| -> Result<String> {
+        with_doc(&ctx, |doc| Ok(inspect::title(doc)))
+    });
+    def!("setTitle", |ctx: Ctx<'js>, title: String| -> Result<()> {
+        with_doc(&ctx, |doc| {
+            if let Some(id) = doc.find_title_node().map(|n| n.id) {
+                set_text_content(doc, id, &title);
+                return Ok(());
+            }
+            // No <title> yet: create one in <head>, as the spec's setter does.
+            let Some(head) = doc.find_head_node().map(|n| n.id) else {
+                return Ok(());
+            };
+            let mut mutator = doc.mutate();
+            let name = QualName::new(None, ns!(html), local_name!("title"));
+            let element = mutator.create_element(name, Vec::new());
+            let text = mutator.create_text_node(&title);
+            mutator.append_children(element, &[text]);
+            mutator.append_children(head, &[element]);
+            Ok(())
+        })
+    });
+    def!("getElementById", |ctx: Ctx<'js>,
+                            id: String|
+     -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| Ok(doc.get_element_by_id(&id).map(from_id)))
+    });
+    def!("createElement", |ctx: Ctx<'js>,
+                           tag: String|
+     -> Result<f64> {
+        if !valid_name(&tag) {
+            return Err(Exception::throw_dom(
+                &ctx,
+                "InvalidCharacterError",
+                "The tag name provided is not a valid name",
+            ));
+        }
+        with_doc(&ctx, |doc| {
+            let name = QualName::new(None, ns!(html), LocalName::from(tag.to_ascii_lowercase()));
+            Ok(from_id(doc.mutate().create_element(name, Vec::new())))
+        })
+    });
+    def!("createTextNode", |ctx: Ctx<'js>,
+                            text: String|
+     -> Result<f64> {
+        with_doc(&ctx, |doc| {
+            Ok(from_id(doc.mutate().create_text_node(&text)))
+        })
+    });
+
+    // --- nodes ---
+    def!("nodeType", |ctx: Ctx<'js>, id: f64| -> Result<u32> {
+        with_doc(&ctx, |doc| {
+            Ok(match doc.get_node(to_id(id)).map(|n| &n.data) {
+                Some(NodeData::Element(_) | NodeData::AnonymousBlock(_)) => 1,
+                Some(NodeData::Text(_)) => 3,
+                Some(NodeData::Comment { .. }) => 8,
+                Some(NodeData::Document(_)) => 9,
+                None => 0,
+            })
+        })
+    });
+    def!("nodeName", |ctx: Ctx<'js>, id: f64| -> Result<String> {
+        with_doc(&ctx, |doc| {
+            Ok(match doc.get_node(to_id(id)).map(|n| &n.data) {
+                Some(NodeData::Element(el) | NodeData::AnonymousBlock(el)) => {
+                    let local: &str = &el.name.local;
+                    if el.name.ns == ns!(html) {
+                        local.to_ascii_uppercase()
+                    } else {
+                        local.to_owned()
+                    }
+                }
+                Some(NodeData::Text(_)) => "#text".to_owned(),
+                Some(NodeData::Comment { .. }) => "#comment".to_owned(),
+                Some(NodeData::Document(_)) => "#document".to_owned(),
+                None => String::new(),
+            })
+        })
+    });
+    def!("isConnected", |ctx: Ctx<'js>, id: f64| -> Result<bool> {
+        with_doc(&ctx, |doc| {
+            Ok(doc
+                .get_node(to_id(id))
+                .is_some_and(|n| n.flags.is_in_document()))
+        })
+    });
+    def!("parent", |ctx: Ctx<'js>, id: f64| -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| {
+            Ok(doc.get_node(to_id(id)).and_then(|n| n.parent).map(from_id))
+        })
+    });
+    def!("childNodes", |ctx: Ctx<'js>, id: f64| -> Result<Vec<f64>> {
+        with_doc(&ctx, |doc| {
+            Ok(doc
+                .get_node(to_id(id))
+                .map(|n| n.children.iter().copied().map(from_id).collect())
+                .unwrap_or_default())
+        })
+    });
+    def!("children", |ctx: Ctx<'js>, id: f64| -> Result<Vec<f64>> {
+        with_doc(&ctx, |doc| {
+            let Some(node) = doc.get_node(to_id(id)) else {
+                return Ok(Vec::new());
+            };
+            Ok(node
+                .children
+                .iter()
+                .copied()
+                .filter(|c| is_element(doc, *c))
+                .map(from_id)
+                .collect())
+        })
+    });
+    def!("textContent", |ctx: Ctx<'js>,
+                         id: f64|
+     -> Result<Option<String>> {
+        with_doc(&ctx, |doc| {
+            Ok(doc.get_node(to_id(id)).and_then(|n| match &n.data {
+                NodeData::Document(_) => None,
+                NodeData::Comment { contents } => Some(contents.clone()),
+                _ => Some(n.text_content()),
+            }))
+        })
+    });
+    def!("setTextContent", |ctx: Ctx<'js>,
+                            id: f64,
+                            text: String|
+     -> Result<()> {
+        with_doc(&ctx, |doc| {
+            let Some(id) = live(doc, id) else {
+                return Ok(());
+            };
+            if !matches!(
+                doc.get_node(id).map(|n| &n.data),
+                Some(NodeData::Document(_))
+            ) {
+                set_text_content(doc, id, &text);
+            }
+            Ok(())
+        })
+    });
+    def!("innerText", |ctx: Ctx<'js>, id: f64| -> Result<String> {
+        with_tab(&ctx, |tab| {
+            // innerText depends on computed style, so style must be current.
+            tab.resolve();
+            let doc = tab.document();
+            Ok(match live(doc, id) {
+                Some(id) => inspect::inner_text(doc, id, MAX_INNER_TEXT_CHARS),
+                None => String::new(),
+            })
+        })
+    });
+    def!("innerHTML", |ctx: Ctx<'js>, id: f64| -> Result<String> {
+        with_doc(&ctx, |doc| {
+            let Some(node) = doc.get_node(to_id(id)) else {
+                return Ok(String::new());
+            };
+            let mut html = String::new();
+            for child in node.children.iter() {
+                if let Some(child) = doc.get_node(*child) {
+                    child.write_outer_html(&mut html);
+                }
+            }
+            Ok(html)
+        })
+    });
+    def!("outerHTML", |ctx: Ctx<'js>, id: f64| -> Result<String> {
+        with_doc(&ctx, |doc| {
+            Ok(doc
+                .get_node(to_id(id))
+                .map(|n| n.outer_html())
+                .unwrap_or_default())
+        })
+    });
+    def!("setInnerHTML", |ctx: Ctx<'js>,
+                          id: f64,
+                          html: String|
+     -> Result<()> {
+        with_doc(&ctx, |doc| {
+            if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
+                doc.mutate().set_inner_html(id, &html);
+            }
+            Ok(())
+        })
+    });
+    def!("insertBefore", |ctx: Ctx<'js>,
+                          parent: f64,
+                          child: f64,
+                          before: Option<f64>|
+     -> Result<()> {
+        with_doc(&ctx, |doc| {
+            let (Some(parent), Some(child)) = (live(doc, parent), live(doc, child)) else {
+                return Err(not_found(&ctx));
+            };
+            if is_inclusive_ancestor(doc, child, parent)
+                || matches!(
+                    doc.get_node(child).map(|n| &n.data),
+                    Some(NodeData::Document(_))
+                )
+            {
+                return Err(Exception::throw_dom(
+                    &ctx,
+                    "HierarchyRequestError",
+                    "The new child element contains the parent",
+                ));
+            }
+            let before = match before {
+                None => None,
+                Some(raw) => match live(doc, raw) {
+                    Some(b) if doc.get_node(b).and_then(|n| n.parent) == Some(parent) => Some(b),
+                    _ => return Err(not_found(&ctx)),
+                },
+            };
+            if before == Some(child) {
+                return Ok(());
+            }
+            let mut mutator = doc.mutate();
+            if mutator.parent_id(child).is_some() {
+                mutator.remove_node(child);
+            }
+            match before {
+                Some(before) => mutator.insert_nodes_before(before, &[child]),
+                None => mutator.append_children(parent, &[child]),
+            }
+            Ok(())
+        })
+    });
+    def!("removeChild", |ctx: Ctx<'js>,
+                         parent: f64,
+                         child: f64|
+     -> Result<()> {
+        with_doc(&ctx, |doc| {
+            let (Some(parent), Some(child)) = (live(doc, parent), live(doc, child)) else {
+                return Err(not_found(&ctx));
+            };
+            if doc.get_node(child).and_then(|n| n.parent) != Some(parent) {
+                return Err(not_found(&ctx));
+            }
+            // Detach but keep the node: scripts often re-insert what they remove.
+            doc.mutate().remove_node(child);
+            Ok(())
+        })
+    });
+
+    // --- attributes and style ---
+    def!("getAttribute", |ctx: Ctx<'js>,
+                          id: f64,
+                          name: String|
+     -> Result<Option<String>> {
+        with_doc(&ctx, |doc| {
+            let name = name.to_ascii_lowercase();
+            Ok(doc
+                .get_node(to_id(id))
+                .and_then(|n| inspect::attr(n, &name))
+                .map(str::to_owned))
+        })
+    });
+    def!("attributeNames", |ctx: Ctx<'js>,
+                            id: f64|
+     -> Result<Vec<String>> {
+        with_doc(&ctx, |doc| {
+            Ok(doc
+                .get_node(to_id(id))
+                .and_then(|n| n.attrs())
+                .map(|attrs: &[Attribute]| attrs.iter().map(|a| a.name.local.to_string()).collect())
+                .unwrap_or_default())
+        })
+    });
+    def!("setAttribute", |ctx: Ctx<'js>,
+                          id: f64,
+                          name: String,
+                          value: String|
+     -> Result<()> {
+        if !valid_name(&name) {
+            return Err(Exception::throw_dom(
+                &ctx,
+                "InvalidCharacterError",
+                "The attribute name provided is not a valid name",
+            ));
+        }
+        with_doc(&ctx, |doc| {
+            if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
+                let name = QualName::new(None, ns!(), LocalName::from(name.to_ascii_lowercase()));
+                doc.mutate().set_attribute(id, name, &value);
+            }
+            Ok(())
+        })
+    });
+    def!("removeAttribute", |ctx: Ctx<'js>,
+                             id: f64,
+                             name: String|
+     -> Result<()> {
+        with_doc(&ctx, |doc| {
+            if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
+                let name = QualName::new(None, ns!(), LocalName::from(name.to_ascii_lowercase()));
+                doc.mutate().clear_attribute(id, name);
+            }
+            Ok(())
+        })
+    });
+    def!("setStyleProperty", |ctx: Ctx<'js>,
+                              id: f64,
+                              name: String,
+                              value: String|
+     -> Result<()> {
+        with_doc(&ctx, |doc| {
+            if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
+                let mut mutator = doc.mutate();
+                if value.is_empty() {
+                    mutator.remove_style_property(id, &name);
+                } else {
+                    mutator.set_style_property(id, &name, &value);
+                }
+            }
+            Ok(())
+        })
+    });
+    def!("boundingRect", |ctx: Ctx<'js>,
+                          id: f64|
+     -> Result<Vec<f64>> {
+        with_tab(&ctx, |tab| {
+            tab.resolve();
+            let doc = tab.document();
+            Ok(live(doc, id)
+                .and_then(|id| doc.get_client_bounding_rect(id))
+                .map(|r| vec![r.x, r.y, r.width, r.height])
+                .unwrap_or_else(|| vec![0.0; 4]))
+        })
+    });
+
+    // --- selectors ---
+    def!("querySelector", |ctx: Ctx<'js>,
+                           scope: f64,
+                           selector: String|
+     -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| {
+            let Some(scope) = live(doc, scope) else {
+                return Ok(None);
+            };
+            doc.query_selector_in(scope, &selector)
+                .map(|found| found.map(from_id))
+                .map_err(|_| syntax_error(&ctx, &selector))
+        })
+    });
+    def!("querySelectorAll", |ctx: Ctx<'js>,
+                              scope: f64,
+                              selector: String|
+     -> Result<Vec<f64>> {
+        with_doc(&ctx, |doc| {
+            let Some(scope) = live(doc, scope) else {
+                return Ok(Vec::new());
+            };
+            doc.query_selector_all_in(scope, &selector)
+                .map(|found| found.into_iter().map(from_id).collect())
+                .map_err(|_| syntax_error(&ctx, &selector))
+        })
+    });
+    def!("matches", |ctx: Ctx<'js>,
+                     id: f64,
+                     selector: String|
+     -> Result<bool> {
+        with_doc(&ctx, |doc| {
+            let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) else {
+                return Ok(false);
+            };
+            doc.matches_selector(id, &selector)
+                .map_err(|_| syntax_error(&ctx, &selector))
+        })
+    });
+    def!("closest", |ctx: Ctx<'js>,
+                     id: f64,
+                     selector: String|
+     -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| {
+            let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) else {
+                return Ok(None);
+            };
+            doc.closest(id, &selector)
+                .map(|found| found.map(from_id))
+                .map_err(|_| syntax_error(&ctx, &selector))
+        })
+    });
+
+    // --- URLs ---
+    def!("resolveUrl", |ctx: Ctx<'js>,
+                        href: String|
+     -> Result<Option<String>> {
+        with_doc(&ctx, |doc| {
+            Ok(inspect::base_url(doc)
+                .join(href.trim())
+                .ok()
+                .map(String::from))
+        })
+    });
+    def!("parseUrl", |href: String,
+                      base: Option<String>|
+     -> Option<Vec<String>> {
+        let parsed = match base {
+            Some(base) => Url::parse(&base).ok()?.join(&href).ok()?,
+            None => Url::parse(&href).ok()?,
+        };
+        let port = parsed.port().map(|p| p.to_string()).unwrap_or_default();
+        let host = match parsed.port() {
+            Some(p) => format!("{}:{p}", parsed.host_str().unwrap_or_default()),
+            None => parsed.host_str().unwrap_or_default().to_owned(),
+        };
+        let search = parsed.query().map(|q| format!("?{q}")).unwrap_or_default();
+        let hash = parsed
+            .fragment()
+            .map(|f| format!("#{f}"))
+            .unwrap_or_default();
+        Some(vec![
+            parsed.to_string(),
+            format!("{}:", parsed.scheme()),
+            parsed.username().to_owned(),
+            parsed.password().unwrap_or_default().to_owned(),
+            host,
+            parsed.host_str().unwrap_or_default().to_owned(),
+            port,
+            parsed.path().to_owned(),
+            search,
+            hash,
+            parsed.origin().ascii_serialization(),
+        ])
+    });
+
+    // --- console ---
+    def!("console", |level: String, text: String| {
+        super::console(&level, &text);
+    });
+    def!("consoleMessages", || -> Vec<Vec<String>> {
+        super::with_console(|entries| {
+            entries
+                .iter()
+                .map(|e| vec![e.level.clone(), e.text.clone()])
+                .collect()
+        })
+    });
+
+    // --- localStorage ---
+    def!("storageGet", |ctx: Ctx<'js>,
+                        key: String|
+     -> Result<Option<String>> {
+        Ok(storage::get(&storage_origin(&ctx)?, &key))
+    });
+    def!("storageSet", |ctx: Ctx<'js>,
+                        key: String,
+                        value: String|
+     -> Result<()> {
+        let origin = storage_origin(&ctx)?;
+        storage::set(&origin, &key, &value).map_err(|storage::StorageError::QuotaExceeded| {
+            Exception::throw_dom(
+                &ctx,
+                "QuotaExceededError",
+                "The quota of localStorage for this origin has been exceeded",
+            )
+        })
+    });
+    def!("storageRemove", |ctx: Ctx<'js>,
+                           key: String|
+     -> Result<()> {
+        storage::remove(&storage_origin(&ctx)?, &key);
+        Ok(())
+    });
+    def!("storageClear", |ctx: Ctx<'js>| -> Result<()> {
+        storage::clear(&storage_origin(&ctx)?);
+        Ok(())
+    });
+    def!("storageKey", |ctx: Ctx<'js>,
+                        index: f64|
+     -> Result<Option<String>> {
+        let origin = storage_origin(&ctx)?;
+        if !(index >= 0.0 && index < u32::MAX as f64) {
+            return Ok(None);
+        }
+        Ok(storage::key(&origin, index as usize))
+    });
+    def!("storageLength", |ctx: Ctx<'js>| -> Result<usize> {
+        Ok(storage::len(&storage_origin(&ctx)?))
+    });
+    def!("storageKeys", |ctx: Ctx<'js>| -> Result<Vec<String>> {
+        Ok(storage::keys(&storage_origin(&ctx)?))
+    });
+
+    Ok(native)
+}

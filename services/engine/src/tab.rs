@@ -1,0 +1,319 @@
+//! The tab: the current document, its URL and source, and the viewport.
+//!
+//! A component instance is one tab and the host calls one export at a time, so
+//! the state is a thread-local `RefCell`. JavaScript bindings reach the document
+//! through [`try_with_tab`] while a script runs; no code holds the borrow while
+//! calling into JavaScript, so those borrows never collide.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use blitz_dom::{BaseDocument, DocumentConfig, StyleThreading};
+use blitz_html::{HtmlDocument, HtmlProvider};
+use blitz_traits::net::http::StatusCode;
+use blitz_traits::shell::{ColorScheme, Viewport};
+
+use crate::bindings::exports::fleet::engine::page::{Source, Summary};
+use crate::net::GuestNetProvider;
+use crate::{charset, fonts, inspect, js, net, render};
+
+/// The URL given to inline HTML documents (`source::html`).
+pub(crate) const INLINE_URL: &str = "https://inline.servo-fleet.invalid/";
+/// The URL of the empty document a fresh tab starts with.
+const ABOUT_BLANK: &str = "about:blank";
+/// Viewport of a fresh tab.
+const DEFAULT_VIEWPORT: (u32, u32) = (1280, 720);
+/// Largest viewport side: `vello_cpu` addresses pixels with `u16`, and a
+/// 4096×4096 RGBA frame is already 64 MiB of guest memory.
+const MAX_VIEWPORT_SIDE: u32 = 4096;
+/// Cap on the visible text returned by `inspect` (characters).
+pub(crate) const MAX_TEXT_CHARS: usize = 20_000;
+/// A style/layout pass can start new fetches (e.g. CSS background images) whose
+/// results only apply on the next pass; this bounds the repeat passes.
+const MAX_RESOLVE_PASSES: usize = 4;
+
+/// The state of the tab.
+pub(crate) struct Tab {
+    /// Viewport width in CSS pixels.
+    pub width: u32,
+    /// Viewport height in CSS pixels.
+    pub height: u32,
+    /// The current document (created lazily as `about:blank`).
+    doc: Option<BaseDocument>,
+    /// The provider that loads the current document's subresources.
+    net: Arc<GuestNetProvider>,
+    /// The document URL (after redirects).
+    pub url: String,
+    /// The source of an inline (`source::html`) document, kept for snapshots.
+    pub inline_html: Option<String>,
+    /// Why the last load failed, if it did.
+    pub load_error: Option<String>,
+}
+
+impl Tab {
+    fn new() -> Self {
+        Tab {
+            width: DEFAULT_VIEWPORT.0,
+            height: DEFAULT_VIEWPORT.1,
+            doc: None,
+            net: Arc::new(GuestNetProvider::default()),
+            url: ABOUT_BLANK.to_owned(),
+            inline_html: None,
+            load_error: None,
+        }
+    }
+
+    /// The current document; a tab that never loaded anything shows `about:blank`.
+    pub fn document(&mut self) -> &mut BaseDocument {
+        let (width, height) = (self.width, self.height);
+        let net = self.net.clone();
+        self.doc
+            .get_or_insert_with(|| build_document("", ABOUT_BLANK, width, height, net, false))
+    }
+
+    /// Bring style and layout up to date (and apply loaded resources).
+    pub fn resolve(&mut self) {
+        let net = self.net.clone();
+        let doc = self.document();
+        for _ in 0..MAX_RESOLVE_PASSES {
+            let before = net.completed();
+            doc.resolve(0.0);
+            if net.completed() == before {
+                break;
+            }
+        }
+    }
+}
+
+thread_local! {
+    static TAB: RefCell<Tab> = RefCell::new(Tab::new());
+}
+
+/// Run `f` on the tab. Only called from export entry points, where no other
+/// borrow can be live (JavaScript runs outside of these closures).
+fn with_tab<R>(f: impl FnOnce(&mut Tab) -> R) -> R {
+    TAB.with(|tab| f(&mut tab.borrow_mut()))
+}
+
+/// Run `f` on the tab unless it is already borrowed (JavaScript bindings use
+/// this so that a bug can only fail the script, never panic the instance).
+pub(crate) fn try_with_tab<R>(f: impl FnOnce(&mut Tab) -> R) -> Option<R> {
+    TAB.with(|tab| tab.try_borrow_mut().ok().map(|mut tab| f(&mut tab)))
+}
+
+fn viewport(width: u32, height: u32) -> Viewport {
+    Viewport::new(width, height, 1.0, ColorScheme::Light)
+}
+
+/// Parse `html` into a document at `url` whose subresources load through `net`.
+fn build_document(
+    html: &str,
+    url: &str,
+    width: u32,
+    height: u32,
+    net: Arc<GuestNetProvider>,
+    xml: bool,
+) -> BaseDocument {
+    let config = DocumentConfig {
+        viewport: Some(viewport(width, height)),
+        base_url: Some(url.to_owned()),
+        net_provider: Some(net),
+        html_parser_provider: Some(Arc::new(HtmlProvider)),
+        font_ctx: Some(fonts::font_context()),
+        // No threads in the guest: Stylo must not touch its rayon pool.
+        style_threading: StyleThreading::Sequential,
+        ..DocumentConfig::default()
+    };
+    let mut doc = if xml {
+        HtmlDocument::from_xml(html, config).into_inner()
+    } else {
+        HtmlDocument::from_html(html, config).into_inner()
+    };
+    // Subresources requested while parsing have already completed (the import
+    // is synchronous); apply them now so nothing stays render-blocking.
+    doc.handle_messages();
+    doc
+}
+
+/// Set the viewport used for layout and screenshots (clamped to 1..=4096).
+pub(crate) fn set_viewport(width: u32, height: u32) {
+    let width = width.clamp(1, MAX_VIEWPORT_SIDE);
+    let height = height.clamp(1, MAX_VIEWPORT_SIDE);
+    with_tab(|tab| {
+        tab.width = width;
+        tab.height = height;
+        if let Some(doc) = tab.doc.as_mut() {
+            doc.set_viewport(viewport(width, height));
+        }
+    });
+}
+
+/// The tab's viewport.
+pub(crate) fn viewport_size() -> (u32, u32) {
+    with_tab(|tab| (tab.width, tab.height))
+}
+
+/// The document URL and, for inline documents, their source.
+pub(crate) fn location() -> (String, Option<String>) {
+    with_tab(|tab| (tab.url.clone(), tab.inline_html.clone()))
+}
+
+/// What a load produced before parsing.
+struct Fetched {
+    url: String,
+    html: String,
+    xml: bool,
+    error: Option<String>,
+}
+
+fn load_failed(url: &str, reason: &str) -> Fetched {
+    Fetched {
+        url: url.to_owned(),
+        html: String::new(),
+        xml: false,
+        error: Some(format!("The page could not be loaded: {reason}")),
+    }
+}
+
+/// Fetch a document for `source::url`.
+fn fetch_document(url: &str) -> Fetched {
+    let url = url.trim();
+    if url == ABOUT_BLANK {
+        return Fetched {
+            url: url.to_owned(),
+            html: String::new(),
+            xml: false,
+            error: None,
+        };
+    }
+    match url::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => {}
+        Ok(parsed) => {
+            return load_failed(
+                url,
+                &format!("unsupported URL scheme \"{}\"", parsed.scheme()),
+            );
+        }
+        Err(e) => return load_failed(url, &format!("invalid URL: {e}")),
+    }
+    let response = match net::get(url) {
+        Ok(response) => response,
+        Err(reason) => return load_failed(url, &reason),
+    };
+    let final_url = if response.url.is_empty() {
+        url.to_owned()
+    } else {
+        response.url.clone()
+    };
+    let mime = response
+        .content_type()
+        .and_then(|ct| ct.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let text = charset::decode_html(&response.body, response.content_type());
+    // Plain text is shown the way browsers show it: preformatted.
+    let (html, xml) = match mime.as_str() {
+        "text/plain"
+        | "application/json"
+        | "text/css"
+        | "text/javascript"
+        | "application/javascript" => (format!("<pre>{}</pre>", escape_html(&text)), false),
+        "application/xhtml+xml" => (text, true),
+        _ => (text, false),
+    };
+    let error = (response.status >= 400).then(|| {
+        let reason = StatusCode::from_u16(response.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .map(|r| format!(" {r}"))
+            .unwrap_or_default();
+        format!(
+            "The page could not be loaded: HTTP {}{reason}",
+            response.status
+        )
+    });
+    Fetched {
+        url: final_url,
+        html,
+        xml,
+        error,
+    }
+}
+
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Load a document, replacing the current one, run its scripts and summarize it.
+pub(crate) fn load(src: Source) -> Summary {
+    // A fresh JavaScript realm per document, as in a browser navigation.
+    js::reset();
+    let (fetched, inline_html) = match src {
+        Source::Url(url) => (fetch_document(&url), None),
+        Source::Html(html) => (
+            Fetched {
+                url: INLINE_URL.to_owned(),
+                html: html.clone(),
+                xml: false,
+                error: None,
+            },
+            Some(html),
+        ),
+    };
+    with_tab(|tab| {
+        // Drop the old document before building the new one: peak memory stays
+        // at one document.
+        tab.doc = None;
+        tab.net = Arc::new(GuestNetProvider::default());
+        let doc = build_document(
+            &fetched.html,
+            &fetched.url,
+            tab.width,
+            tab.height,
+            tab.net.clone(),
+            fetched.xml,
+        );
+        tab.doc = Some(doc);
+        tab.url = fetched.url;
+        tab.inline_html = inline_html;
+        tab.load_error = fetched.error;
+    });
+    js::run_page_scripts();
+    inspect()
+}
+
+/// Summarize the current document.
+pub(crate) fn inspect() -> Summary {
+    with_tab(|tab| {
+        tab.resolve();
+        let url = tab.url.clone();
+        let load_error = tab.load_error.clone();
+        let doc = tab.document();
+        let root = doc.root_node().id;
+        Summary {
+            url,
+            title: inspect::title(doc),
+            text: inspect::inner_text(doc, root, MAX_TEXT_CHARS),
+            links: inspect::links(doc),
+            load_error,
+        }
+    })
+}
+
+/// Lay out and paint the viewport.
+pub(crate) fn screenshot() -> Result<Vec<u8>, String> {
+    with_tab(|tab| {
+        tab.resolve();
+        let (width, height) = (tab.width, tab.height);
+        render::screenshot(tab.document(), width, height)
+    })
+}

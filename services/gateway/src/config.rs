@@ -1,0 +1,24 @@
+//! The gateway's configuration: one clap struct; every flag also reads `FLEET_*`.
+
+/// Settings of a gateway, shared by `servo-fleet gateway` and `servo-fleet serve`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct GatewayConfig {
+    /// `Host` header values the MCP endpoint accepts (DNS-rebinding protection),
+    /// comma-separated, e.g. `fleet.example.com,fleet.example.com:443`. Empty: any
+    /// host when keys are required, loopback names only when the server runs open.
+    #[arg(
+        long = "allowed-hosts",
+        env = "FLEET_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Vec<String>,
+
+    /// Overall time limit of one request to the gateway, seconds (covers up to 20
+    /// actions running concurrently, each within its own budget).
+    #[arg(
+        long = "request-timeout-secs",
+        env = "FLEET_REQUEST_TIMEOUT_SECS",
+        default_value_t = 60
+    )]
+    pub request_timeout_secs: u64,
+}

@@ -1,0 +1,593 @@
+//! The one path every call takes, whatever the surface (MCP or gRPC): validate the
+//! whole call, resolve each action's session (new → least-loaded worker; existing →
+//! its route, or a fresh claim when the route is gone), run the actions of
+//! different sessions concurrently on their workers, and collect the answers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use fleet_policy::{NetPolicy, check_form, check_resolved};
+use fleet_proto::v1::{
+    self as pb, ActionError, ActionOutput, ActionResponse, BrowserAction, ErrorCode,
+    ExecuteResponse, Metadata, action::Kind, action_output, action_response::Outcome, run_response,
+    worker_client::WorkerClient,
+};
+use fleet_store::{Routing, SessionRow, SessionStore, Tenant, WorkerInfo};
+use tonic::transport::Channel;
+
+use crate::error::GatewayError;
+
+/// Most actions in one call.
+pub const MAX_ACTIONS: usize = 20;
+/// Largest inline HTML document, bytes of UTF-8 (1 MiB).
+pub const MAX_HTML_BYTES: usize = 1024 * 1024;
+/// Largest script, bytes of UTF-8 (64 KiB).
+pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;
+/// Longest URL, characters.
+pub const MAX_URL_CHARS: usize = 2048;
+/// Viewport width bounds.
+pub const WIDTH: std::ops::RangeInclusive<u32> = 320..=1920;
+/// Viewport height bounds.
+pub const HEIGHT: std::ops::RangeInclusive<u32> = 240..=1600;
+/// Per-action time budget bounds, ms (0 = the default, 10 s).
+pub const DURATION_MS: std::ops::RangeInclusive<u32> = 100..=15_000;
+/// Viewport of a new session unless the action chooses one.
+pub const DEFAULT_VIEWPORT: pb::Viewport = pb::Viewport {
+    width: 1280,
+    height: 720,
+};
+
+/// Routes calls to workers.
+#[derive(Clone)]
+pub struct Dispatcher {
+    store: Arc<dyn SessionStore>,
+    routing: Arc<dyn Routing>,
+    policy: NetPolicy,
+    session_ttl_ms: i64,
+    channels: Arc<Mutex<HashMap<String, Channel>>>,
+}
+
+fn fail(code: ErrorCode, message: impl Into<String>) -> ActionError {
+    ActionError {
+        message: message.into(),
+        code: code as i32,
+    }
+}
+
+/// Checks one call against every rule before anything runs, so a bad call
+/// creates and stores nothing.
+pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
+    let invalid = |m: String| Err(GatewayError::Invalid(m));
+    if actions.is_empty() || actions.len() > MAX_ACTIONS {
+        return invalid(format!(
+            "actions must hold 1 to {MAX_ACTIONS} entries; got {}",
+            actions.len()
+        ));
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, a) in actions.iter().enumerate() {
+        if !a.session_id.is_empty() {
+            let Ok(id) = uuid::Uuid::parse_str(&a.session_id) else {
+                return invalid(format!(
+                    "actions[{i}].sessionID must be a session UUID, or empty/null to create a session; got {:?}",
+                    a.session_id.chars().take(64).collect::<String>()
+                ));
+            };
+            if let Some(j) = seen.insert(id.to_string(), i) {
+                return invalid(format!(
+                    "actions[{i}].sessionID repeats actions[{j}].sessionID: each sessionID may appear only once in a call"
+                ));
+            }
+            if a.viewport.is_some() {
+                return invalid(format!(
+                    "actions[{i}].width/height set the viewport of a new session and cannot be used with an existing sessionID"
+                ));
+            }
+        }
+        if let Some(v) = a.viewport {
+            if !WIDTH.contains(&v.width) {
+                return invalid(format!(
+                    "actions[{i}].width must be {} to {}; got {}",
+                    WIDTH.start(),
+                    WIDTH.end(),
+                    v.width
+                ));
+            }
+            if !HEIGHT.contains(&v.height) {
+                return invalid(format!(
+                    "actions[{i}].height must be {} to {}; got {}",
+                    HEIGHT.start(),
+                    HEIGHT.end(),
+                    v.height
+                ));
+            }
+        }
+        let Some(action) = &a.action else {
+            return invalid(format!("actions[{i}] has no action"));
+        };
+        if action.max_duration_ms != 0 && !DURATION_MS.contains(&action.max_duration_ms) {
+            return invalid(format!(
+                "actions[{i}].maxDurationMs must be {} to {}; got {}",
+                DURATION_MS.start(),
+                DURATION_MS.end(),
+                action.max_duration_ms
+            ));
+        }
+        match &action.kind {
+            None => return invalid(format!("actions[{i}] has no action")),
+            Some(Kind::Navigate(nav)) => match &nav.target {
+                None => {
+                    return invalid(format!(
+                        "actions[{i}] needs exactly one of url or html; got neither"
+                    ));
+                }
+                Some(pb::navigate::Target::Url(u)) => validate_url(i, u)?,
+                Some(pb::navigate::Target::Html(h)) => {
+                    if h.len() > MAX_HTML_BYTES {
+                        return invalid(format!(
+                            "actions[{i}].html is {} bytes; the limit is {MAX_HTML_BYTES} bytes (1 MiB)",
+                            h.len()
+                        ));
+                    }
+                }
+            },
+            Some(Kind::Evaluate(ev)) => {
+                if ev.script.trim().is_empty() {
+                    return invalid(format!("actions[{i}].script must not be empty"));
+                }
+                if ev.script.len() > MAX_SCRIPT_BYTES {
+                    return invalid(format!(
+                        "actions[{i}].script is {} bytes; the limit is {MAX_SCRIPT_BYTES} bytes (64 KiB)",
+                        ev.script.len()
+                    ));
+                }
+            }
+            Some(Kind::Status(_)) => {
+                if a.session_id.is_empty() {
+                    return invalid(format!(
+                        "actions[{i}].sessionID is required to report a session's status"
+                    ));
+                }
+            }
+            Some(Kind::Inspect(_) | Kind::Screenshot(_)) => {}
+        }
+    }
+    Ok(())
+}
+
+fn validate_url(i: usize, raw: &str) -> Result<(), GatewayError> {
+    if raw.chars().count() > MAX_URL_CHARS {
+        return Err(GatewayError::Invalid(format!(
+            "actions[{i}].url is {} characters; the limit is {MAX_URL_CHARS}",
+            raw.chars().count()
+        )));
+    }
+    let url = url::Url::parse(raw).map_err(|e| {
+        GatewayError::Invalid(format!(
+            "actions[{i}].url is not an absolute URL ({e}): {raw:?}"
+        ))
+    })?;
+    check_form(&url).map_err(|e| GatewayError::Invalid(format!("actions[{i}].url: {e}")))
+}
+
+fn pick_worker(workers: &[WorkerInfo]) -> Option<&WorkerInfo> {
+    workers
+        .iter()
+        .filter(|w| w.live_sessions < w.capacity)
+        .min_by(|a, b| {
+            // Least loaded by fraction of capacity; ties go to the larger worker.
+            let la = f64::from(a.live_sessions) / f64::from(a.capacity.max(1));
+            let lb = f64::from(b.live_sessions) / f64::from(b.capacity.max(1));
+            la.total_cmp(&lb).then(b.capacity.cmp(&a.capacity))
+        })
+}
+
+/// Picks a worker for a new or restored session and counts the session against it.
+fn take_worker(workers: &Mutex<Vec<WorkerInfo>>) -> Option<WorkerInfo> {
+    let mut ws = workers.lock().unwrap_or_else(|p| p.into_inner());
+    let id = pick_worker(&ws)?.id.clone();
+    let w = ws.iter_mut().find(|w| w.id == id)?;
+    w.live_sessions += 1;
+    Some(w.clone())
+}
+
+impl Dispatcher {
+    /// A dispatcher over the given stores.
+    pub fn new(
+        store: Arc<dyn SessionStore>,
+        routing: Arc<dyn Routing>,
+        policy: NetPolicy,
+        session_ttl_ms: i64,
+    ) -> Self {
+        Self {
+            store,
+            routing,
+            policy,
+            session_ttl_ms,
+            channels: Arc::default(),
+        }
+    }
+
+    /// The SQL store (for auth).
+    pub fn store(&self) -> &Arc<dyn SessionStore> {
+        &self.store
+    }
+
+    /// Checks the stores answer.
+    pub async fn ready(&self) -> bool {
+        self.store.ping().await.is_ok() && self.routing.ping().await.is_ok()
+    }
+
+    /// Validates and runs a call for `tenant`.
+    pub async fn execute(
+        &self,
+        tenant: &Tenant,
+        actions: Vec<BrowserAction>,
+    ) -> Result<ExecuteResponse, GatewayError> {
+        validate(&actions)?;
+        self.check_addresses(&actions).await?;
+        // One registry snapshot per call; picks update it so the new sessions of one
+        // call spread over the workers instead of all landing on the first pick.
+        let workers = Mutex::new(self.routing.workers().await?);
+        let runs = actions
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| self.run_one(tenant, &workers, i, a));
+        let responses = futures::future::join_all(runs).await;
+        let ok = u32::try_from(
+            responses
+                .iter()
+                .filter(|r| matches!(r.outcome, Some(Outcome::Output(_))))
+                .count(),
+        )
+        .unwrap_or(u32::MAX);
+        let n = u32::try_from(responses.len()).unwrap_or(u32::MAX);
+        Ok(ExecuteResponse {
+            responses,
+            metadata: Some(Metadata {
+                response_count: n,
+                successful_count: ok,
+                failed_count: n - ok,
+            }),
+        })
+    }
+
+    /// Resolves every navigation target under the operator's policy before
+    /// anything is created.
+    async fn check_addresses(&self, actions: &[BrowserAction]) -> Result<(), GatewayError> {
+        for (i, a) in actions.iter().enumerate() {
+            if let Some(pb::Action {
+                kind:
+                    Some(Kind::Navigate(pb::Navigate {
+                        target: Some(pb::navigate::Target::Url(u)),
+                    })),
+                ..
+            }) = &a.action
+            {
+                let url = url::Url::parse(u)
+                    .map_err(|e| GatewayError::Invalid(format!("actions[{i}].url: {e}")))?;
+                check_resolved(&self.policy, &url)
+                    .await
+                    .map_err(|e| GatewayError::Invalid(format!("actions[{i}].url: {e}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn run_one(
+        &self,
+        tenant: &Tenant,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        index: usize,
+        a: BrowserAction,
+    ) -> ActionResponse {
+        let (session_id, outcome) = match self.resolve_and_run(tenant, workers, a).await {
+            Ok((id, out)) => (id, Outcome::Output(out)),
+            Err((id, err)) => (id, Outcome::Error(err)),
+        };
+        ActionResponse {
+            action_index: u32::try_from(index).unwrap_or(u32::MAX),
+            session_id,
+            outcome: Some(outcome),
+        }
+    }
+
+    async fn resolve_and_run(
+        &self,
+        tenant: &Tenant,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        a: BrowserAction,
+    ) -> Result<(String, ActionOutput), (String, ActionError)> {
+        let action = a.action.unwrap_or_default();
+        if a.session_id.is_empty() {
+            let id = uuid::Uuid::new_v4().to_string();
+            let out = self
+                .create_and_run(tenant, workers, &id, a.viewport, action)
+                .await;
+            return out.map(|o| (id.clone(), o)).map_err(|e| (id, e));
+        }
+        // validate() proved the ID parses.
+        let id = uuid::Uuid::parse_str(&a.session_id)
+            .map(|u| u.to_string())
+            .unwrap_or(a.session_id);
+        let out = self.existing_run(tenant, workers, &id, action).await;
+        out.map(|o| (id.clone(), o)).map_err(|e| (id, e))
+    }
+
+    async fn create_and_run(
+        &self,
+        tenant: &Tenant,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        id: &str,
+        viewport: Option<pb::Viewport>,
+        action: pb::Action,
+    ) -> Result<ActionOutput, ActionError> {
+        let worker = take_worker(workers).ok_or_else(|| {
+            fail(
+                ErrorCode::Unavailable,
+                "no worker has room for a new session; try again shortly",
+            )
+        })?;
+        let worker = &worker;
+        let viewport = viewport.unwrap_or(DEFAULT_VIEWPORT);
+        self.store
+            .create_session(
+                id,
+                &tenant.id,
+                viewport.width,
+                viewport.height,
+                self.session_ttl_ms,
+            )
+            .await
+            .map_err(store_fail)?;
+        let route = self
+            .routing
+            .claim(id, &worker.id, 0)
+            .await
+            .map_err(store_fail)?;
+        self.call_worker(
+            worker,
+            pb::RunRequest {
+                session_id: id.to_owned(),
+                tenant_id: tenant.id.clone(),
+                epoch: route.epoch,
+                create: true,
+                viewport: Some(viewport),
+                action: Some(action),
+            },
+        )
+        .await
+    }
+
+    async fn existing_run(
+        &self,
+        tenant: &Tenant,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        id: &str,
+        action: pb::Action,
+    ) -> Result<ActionOutput, ActionError> {
+        let row = match self.store.session(id).await.map_err(store_fail)? {
+            // Another tenant's session is indistinguishable from a missing one.
+            Some(row) if row.tenant_id == tenant.id && row.status != "closed" => row,
+            _ => {
+                return Err(fail(
+                    ErrorCode::SessionNotFound,
+                    format!("session {id} was not found"),
+                ));
+            }
+        };
+        let route = self.routing.route(id).await.map_err(store_fail)?;
+        let live = route.as_ref().and_then(|r| {
+            let ws = workers.lock().unwrap_or_else(|p| p.into_inner());
+            ws.iter().find(|w| w.id == r.worker).cloned()
+        });
+        if matches!(action.kind, Some(Kind::Status(_))) {
+            return Ok(status(&row, live.is_some()));
+        }
+        let (worker, epoch) = match (live, route) {
+            (Some(w), Some(r)) => (w, r.epoch),
+            _ => {
+                // No owner, or the owner is gone: restore on the least-loaded worker.
+                let w = take_worker(workers).ok_or_else(|| {
+                    fail(
+                        ErrorCode::Unavailable,
+                        "no worker has room to restore the session; try again shortly",
+                    )
+                })?;
+                let r = self
+                    .routing
+                    .claim(id, &w.id, row.epoch)
+                    .await
+                    .map_err(store_fail)?;
+                (w, r.epoch)
+            }
+        };
+        self.call_worker(
+            &worker,
+            pb::RunRequest {
+                session_id: id.to_owned(),
+                tenant_id: tenant.id.clone(),
+                epoch,
+                create: false,
+                viewport: None,
+                action: Some(action),
+            },
+        )
+        .await
+    }
+
+    fn channel(&self, worker: &WorkerInfo) -> Result<Channel, ActionError> {
+        let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = channels.get(&worker.address) {
+            return Ok(c.clone());
+        }
+        let channel = Channel::from_shared(worker.address.clone())
+            .map_err(|_| {
+                fail(
+                    ErrorCode::Unavailable,
+                    "a worker announced an invalid address",
+                )
+            })?
+            .connect_timeout(std::time::Duration::from_secs(3))
+            .connect_lazy();
+        channels.insert(worker.address.clone(), channel.clone());
+        Ok(channel)
+    }
+
+    async fn call_worker(
+        &self,
+        worker: &WorkerInfo,
+        req: pb::RunRequest,
+    ) -> Result<ActionOutput, ActionError> {
+        let mut client = WorkerClient::new(self.channel(worker)?)
+            .max_decoding_message_size(64 << 20)
+            .max_encoding_message_size(64 << 20);
+        let resp = client.run(req).await.map_err(|s| {
+            tracing::warn!(worker = %worker.id, status = %s, "worker call failed");
+            fail(
+                ErrorCode::Unavailable,
+                "the session's worker could not be reached; try again",
+            )
+        })?;
+        match resp.into_inner().outcome {
+            Some(run_response::Outcome::Output(o)) => Ok(o),
+            Some(run_response::Outcome::Error(e)) => Err(e),
+            None => Err(fail(ErrorCode::Internal, "the worker sent an empty answer")),
+        }
+    }
+}
+
+fn store_fail(e: fleet_store::StoreError) -> ActionError {
+    tracing::error!(error = %e, "store failed");
+    fail(
+        ErrorCode::Unavailable,
+        "the session store is unavailable; try again",
+    )
+}
+
+fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339())
+        .unwrap_or_default()
+}
+
+fn status(row: &SessionRow, runtime_available: bool) -> ActionOutput {
+    ActionOutput {
+        kind: Some(action_output::Kind::Status(pb::SessionStatusResult {
+            status: row.status.clone(),
+            updated_at: rfc3339(row.updated_at),
+            expires_at: rfc3339(row.expires_at),
+            runtime_available,
+            resumable: row.status == "active",
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nav(session: &str, url: &str) -> BrowserAction {
+        BrowserAction {
+            session_id: session.into(),
+            viewport: None,
+            action: Some(pb::Action {
+                kind: Some(Kind::Navigate(pb::Navigate {
+                    target: Some(pb::navigate::Target::Url(url.into())),
+                })),
+                max_duration_ms: 0,
+            }),
+        }
+    }
+
+    fn err(actions: &[BrowserAction]) -> String {
+        validate(actions).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn twenty_actions_pass_and_twenty_one_are_refused() {
+        let ok: Vec<_> = (0..20).map(|_| nav("", "https://example.com/")).collect();
+        validate(&ok).unwrap();
+        let too_many: Vec<_> = (0..21).map(|_| nav("", "https://example.com/")).collect();
+        assert!(err(&too_many).contains("1 to 20"), "{}", err(&too_many));
+        assert!(err(&[]).contains("got 0"));
+    }
+
+    #[test]
+    fn malformed_and_duplicate_session_ids_are_refused_naming_the_field() {
+        assert!(err(&[nav("not-a-uuid", "https://e.com/")]).contains("actions[0].sessionID"));
+        let id = uuid::Uuid::new_v4().to_string();
+        let e = err(&[
+            nav(&id, "https://e.com/"),
+            nav(&id.to_uppercase(), "https://e.com/"),
+        ]);
+        assert!(e.contains("only once"), "{e}");
+    }
+
+    #[test]
+    fn html_and_script_limits_hold_at_their_edges() {
+        let html = |n: usize| BrowserAction {
+            session_id: String::new(),
+            viewport: None,
+            action: Some(pb::Action {
+                kind: Some(Kind::Navigate(pb::Navigate {
+                    target: Some(pb::navigate::Target::Html("a".repeat(n))),
+                })),
+                max_duration_ms: 0,
+            }),
+        };
+        validate(&[html(MAX_HTML_BYTES)]).unwrap();
+        assert!(err(&[html(MAX_HTML_BYTES + 1)]).contains("1 MiB"));
+        let script = |n: usize| BrowserAction {
+            session_id: String::new(),
+            viewport: None,
+            action: Some(pb::Action {
+                kind: Some(Kind::Evaluate(pb::Evaluate {
+                    script: "1".repeat(n),
+                })),
+                max_duration_ms: 0,
+            }),
+        };
+        validate(&[script(MAX_SCRIPT_BYTES)]).unwrap();
+        assert!(err(&[script(MAX_SCRIPT_BYTES + 1)]).contains("64 KiB"));
+    }
+
+    #[test]
+    fn urls_must_be_http_without_credentials() {
+        assert!(err(&[nav("", "file:///etc/passwd")]).contains("actions[0].url"));
+        assert!(err(&[nav("", "https://u:p@example.com/")]).contains("credentials"));
+        assert!(err(&[nav("", "/relative")]).contains("absolute"));
+        let long = format!("https://example.com/{}", "a".repeat(MAX_URL_CHARS));
+        assert!(err(&[nav("", &long)]).contains("2048"));
+    }
+
+    #[test]
+    fn viewport_bounds_and_existing_sessions_are_checked() {
+        let mut a = nav("", "https://e.com/");
+        a.viewport = Some(pb::Viewport {
+            width: 319,
+            height: 720,
+        });
+        assert!(err(std::slice::from_ref(&a)).contains("width must be 320 to 1920"));
+        a.viewport = Some(pb::Viewport {
+            width: 1920,
+            height: 1600,
+        });
+        validate(std::slice::from_ref(&a)).unwrap();
+        a.session_id = uuid::Uuid::new_v4().to_string();
+        assert!(err(&[a]).contains("existing sessionID"));
+    }
+
+    #[test]
+    fn the_least_loaded_worker_with_room_is_picked() {
+        let w = |id: &str, live, cap| WorkerInfo {
+            id: id.into(),
+            address: String::new(),
+            capacity: cap,
+            live_sessions: live,
+        };
+        let ws = [w("full", 4, 4), w("busy", 3, 4), w("idle", 1, 4)];
+        assert_eq!(pick_worker(&ws).unwrap().id, "idle");
+        assert!(pick_worker(&[w("full", 4, 4)]).is_none());
+    }
+}

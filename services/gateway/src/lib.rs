@@ -1,0 +1,138 @@
+//! fleet-gateway is the fleet's stateless front door. It owns authentication
+//! ([`auth`]), the MCP tools ([`mcp`]) and the gRPC Browser API ([`grpc`]) — two
+//! faces of one [`dispatch::Dispatcher`] that validates calls and routes each
+//! action to the worker that owns its session — and the HTTP stack they share.
+
+pub mod auth;
+pub mod config;
+pub mod dispatch;
+pub mod error;
+pub mod grpc;
+pub mod mcp;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::Router;
+use axum::routing::get;
+use fleet_proto::v1::browser_server::BrowserServer;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+pub use auth::Auth;
+pub use config::GatewayConfig;
+pub use dispatch::Dispatcher;
+pub use error::GatewayError;
+
+/// Largest request body: 20 actions of 1 MiB of HTML each, with room for JSON.
+const MAX_BODY_BYTES: usize = 24 * 1024 * 1024;
+
+/// A gateway: the dispatcher, how it authenticates, and its settings.
+#[derive(Clone)]
+pub struct Gateway {
+    /// Routes calls to workers.
+    pub dispatcher: Dispatcher,
+    /// How callers are authenticated.
+    pub auth: Auth,
+    /// Settings.
+    pub config: GatewayConfig,
+}
+
+impl Gateway {
+    /// The whole HTTP surface. Health endpoints stay outside auth; `/mcp` and the
+    /// gRPC Browser service sit behind the layers built in [`Gateway::layers`].
+    pub fn router(&self) -> Router {
+        let mcp_config = {
+            let c = StreamableHttpServerConfig::default()
+                // Stateless: any gateway replica can answer any request.
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+                .with_sse_keep_alive(None)
+                .with_max_request_body_bytes(MAX_BODY_BYTES);
+            match (&self.auth, self.config.allowed_hosts.is_empty()) {
+                (_, false) => c.with_allowed_hosts(self.config.allowed_hosts.clone()),
+                // Behind keys, the Host header guards nothing the key does not.
+                (Auth::Keys(_), true) => c.disable_allowed_hosts(),
+                // Open on loopback: keep rmcp's loopback-only Host check against DNS rebinding.
+                (Auth::Open(_), true) => c,
+            }
+        };
+        let server = mcp::McpServer::new(self.dispatcher.clone());
+        let mcp = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(NeverSessionManager::default()),
+            mcp_config,
+        );
+        let grpc = tonic::service::Routes::new(BrowserServer::new(grpc::BrowserService::new(
+            self.dispatcher.clone(),
+        )))
+        .into_axum_router();
+        let protected = Router::new().nest_service("/mcp", mcp).merge(grpc);
+        let dispatcher = self.dispatcher.clone();
+        Router::new()
+            .route("/healthz", get(|| async { "ok" }))
+            .route(
+                "/readyz",
+                get(move || {
+                    let d = dispatcher.clone();
+                    async move {
+                        if d.ready().await {
+                            (http::StatusCode::OK, "ready")
+                        } else {
+                            (
+                                http::StatusCode::SERVICE_UNAVAILABLE,
+                                "store or routing unreachable",
+                            )
+                        }
+                    }
+                }),
+            )
+            .merge(self.layers(protected))
+    }
+
+    /// Every cross-cutting layer of the protected routes, in one place. Outermost
+    /// first, as a request meets them:
+    fn layers(&self, routes: Router) -> Router {
+        use tower::ServiceBuilder;
+        routes.layer(
+            ServiceBuilder::new()
+                // 1. A span per request, so logs of one call hang together.
+                .layer(tower_http::trace::TraceLayer::new_for_http())
+                // 2. Refuse oversized bodies before reading them.
+                .layer(tower_http::limit::RequestBodyLimitLayer::new(
+                    MAX_BODY_BYTES,
+                ))
+                .map_request(
+                    |r: http::Request<tower_http::body::Limited<axum::body::Body>>| {
+                        r.map(axum::body::Body::new)
+                    },
+                )
+                // 3. Bound the whole request (each action also has its own budget).
+                .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+                    http::StatusCode::GATEWAY_TIMEOUT,
+                    Duration::from_secs(self.config.request_timeout_secs.max(1)),
+                ))
+                // 4. Authenticate and attach the tenant.
+                .layer(axum::middleware::from_fn_with_state(
+                    self.auth.clone(),
+                    auth::authenticate,
+                )),
+        )
+    }
+}
+
+/// Serves `gateway` on `listener` until `shutdown`.
+pub async fn run(
+    listener: TcpListener,
+    gateway: Gateway,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    tracing::info!(addr = %listener.local_addr()?, "gateway listening");
+    axum::serve(listener, gateway.router())
+        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .await
+        .context("serving the gateway")
+}

@@ -1,0 +1,513 @@
+//! The MCP face of the gateway: the `servo_*` tools over rmcp's Streamable HTTP
+//! server. Arguments are parsed here by hand, not by serde derive, so every error
+//! names the exact field (`actions[3].html`) and the limit it broke; the parsed call
+//! goes to the [`Dispatcher`] like any gRPC call.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use fleet_proto::v1::{
+    self as pb, ActionResponse, BrowserAction, ExecuteResponse, action::Kind, action_output,
+    action_response::Outcome,
+};
+use fleet_store::Tenant;
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Value, json};
+
+use crate::dispatch::{DEFAULT_VIEWPORT, Dispatcher, MAX_ACTIONS};
+use crate::error::{GatewayError, code_name, http_status};
+
+/// Longest page text returned, characters.
+const MAX_TEXT_CHARS: usize = 20_000;
+/// Snippet length of readable results, characters.
+const SNIPPET_CHARS: usize = 500;
+
+/// The tools, each a shape of action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ToolKind {
+    Navigate,
+    Inspect,
+    Evaluate,
+    Screenshot,
+    Status,
+}
+
+impl ToolKind {
+    const ALL: [ToolKind; 5] = [
+        Self::Navigate,
+        Self::Inspect,
+        Self::Evaluate,
+        Self::Screenshot,
+        Self::Status,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Navigate => "servo_navigate",
+            Self::Inspect => "servo_inspect",
+            Self::Evaluate => "servo_evaluate",
+            Self::Screenshot => "servo_screenshot",
+            Self::Status => "servo_session_status",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Self::Navigate => {
+                "Load a URL or inline HTML into browser tabs and return each page's URL, title, visible text and links. A falsy or absent sessionID opens a new tab (optionally with width/height); an existing sessionID reuses its tab."
+            }
+            Self::Inspect => {
+                "Read the current page of existing tabs: URL, title, visible text (innerText) and links."
+            }
+            Self::Evaluate => {
+                "Evaluate JavaScript in tabs and return the completion value as JSON (promises are awaited). Side effects on the page are kept."
+            }
+            Self::Screenshot => {
+                "Take a PNG screenshot of each tab's viewport; images are returned as image content blocks in action order."
+            }
+            Self::Status => {
+                "Report a session's lifecycle state: status, updatedAt, expiresAt, runtimeAvailable, resumable."
+            }
+        }
+    }
+
+    /// Fields of one action beyond the common ones.
+    fn fields(self) -> (Value, Vec<&'static str>) {
+        match self {
+            Self::Navigate => (
+                json!({
+                    "url": {"type": "string", "maxLength": 2048, "description": "Absolute http(s) URL without credentials. Exactly one of url or html."},
+                    "html": {"type": "string", "description": "Inline HTML document, at most 1 MiB of UTF-8. Exactly one of url or html."},
+                    "maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}
+                }),
+                vec![],
+            ),
+            Self::Evaluate => (
+                json!({
+                    "script": {"type": "string", "description": "JavaScript, at most 64 KiB."},
+                    "maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}
+                }),
+                vec!["script"],
+            ),
+            Self::Inspect | Self::Screenshot => (
+                json!({"maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}}),
+                vec![],
+            ),
+            Self::Status => (json!({}), vec!["sessionID"]),
+        }
+    }
+
+    fn tool(self) -> Tool {
+        let (mut props, required) = self.fields();
+        if let Some(p) = props.as_object_mut() {
+            p.insert(
+                "sessionID".into(),
+                json!({"description": "Session UUID; null, false, 0, \"\" or absent opens a new tab.", "type": ["string", "null", "boolean", "integer"]}),
+            );
+            if self != Self::Status {
+                p.insert("width".into(), json!({"type": "integer", "minimum": 320, "maximum": 1920, "description": "Viewport width of a new tab (default 1280)."}));
+                p.insert("height".into(), json!({"type": "integer", "minimum": 240, "maximum": 1600, "description": "Viewport height of a new tab (default 720)."}));
+            }
+        }
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "actions": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": MAX_ACTIONS,
+                    "items": {"type": "object", "properties": props, "required": required, "additionalProperties": false}
+                }
+            },
+            "required": ["actions"],
+            "additionalProperties": false
+        });
+        let schema: JsonObject = match schema {
+            Value::Object(m) => m,
+            _ => JsonObject::new(),
+        };
+        let read_only = matches!(self, Self::Inspect | Self::Screenshot | Self::Status);
+        let mut annotations = ToolAnnotations::default();
+        annotations.read_only_hint = Some(read_only);
+        annotations.open_world_hint = Some(self == Self::Navigate);
+        let mut tool = Tool::new(self.name(), self.description(), Arc::new(schema));
+        tool.annotations = Some(annotations);
+        tool
+    }
+}
+
+fn invalid(m: String) -> GatewayError {
+    GatewayError::Invalid(m)
+}
+
+/// Parses `{actions:[…]}` of one tool into browser actions.
+fn parse_call(
+    tool: ToolKind,
+    args: Option<&JsonObject>,
+) -> Result<Vec<BrowserAction>, GatewayError> {
+    let args =
+        args.ok_or_else(|| invalid("arguments are required: {\"actions\": [...]}".into()))?;
+    if let Some(k) = args.keys().find(|k| k.as_str() != "actions") {
+        return Err(invalid(format!(
+            "unknown argument {k:?}; the only argument is actions"
+        )));
+    }
+    let actions = match args.get("actions") {
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(invalid("actions must be an array".into())),
+        None => return Err(invalid("actions is required".into())),
+    };
+    if actions.is_empty() || actions.len() > MAX_ACTIONS {
+        return Err(invalid(format!(
+            "actions must hold 1 to {MAX_ACTIONS} entries; got {}",
+            actions.len()
+        )));
+    }
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| parse_action(tool, i, a))
+        .collect()
+}
+
+fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, GatewayError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| invalid(format!("actions[{i}] must be an object")))?;
+    let (props, _) = tool.fields();
+    let allowed = |k: &str| {
+        matches!(k, "sessionID")
+            || (tool != ToolKind::Status && matches!(k, "width" | "height"))
+            || props.get(k).is_some()
+    };
+    if let Some(k) = obj.keys().find(|k| !allowed(k)) {
+        return Err(invalid(format!(
+            "actions[{i}] has an unknown field {k:?} for {}",
+            tool.name()
+        )));
+    }
+    let session_id = match obj.get("sessionID") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => String::new(),
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => {
+            return Err(invalid(format!(
+                "actions[{i}].sessionID must be a session UUID string, or null/false/0/\"\" to create a session"
+            )));
+        }
+    };
+    let int = |k: &str| -> Result<Option<u32>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| invalid(format!("actions[{i}].{k} must be a non-negative integer"))),
+        }
+    };
+    let string = |k: &str| -> Result<Option<String>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(invalid(format!("actions[{i}].{k} must be a string"))),
+        }
+    };
+    let (width, height) = (int("width")?, int("height")?);
+    let viewport = (width.is_some() || height.is_some()).then(|| pb::Viewport {
+        width: width.unwrap_or(DEFAULT_VIEWPORT.width),
+        height: height.unwrap_or(DEFAULT_VIEWPORT.height),
+    });
+    let kind = match tool {
+        ToolKind::Navigate => {
+            let target = match (string("url")?, string("html")?) {
+                (Some(_), Some(_)) => {
+                    return Err(invalid(format!(
+                        "actions[{i}] needs exactly one of url or html; got both"
+                    )));
+                }
+                (None, None) => {
+                    return Err(invalid(format!(
+                        "actions[{i}] needs exactly one of url or html; got neither"
+                    )));
+                }
+                (Some(u), None) => pb::navigate::Target::Url(u),
+                (None, Some(h)) => pb::navigate::Target::Html(h),
+            };
+            Kind::Navigate(pb::Navigate {
+                target: Some(target),
+            })
+        }
+        ToolKind::Inspect => Kind::Inspect(pb::Inspect {}),
+        ToolKind::Evaluate => Kind::Evaluate(pb::Evaluate {
+            script: string("script")?
+                .ok_or_else(|| invalid(format!("actions[{i}].script is required")))?,
+        }),
+        ToolKind::Screenshot => Kind::Screenshot(pb::Screenshot {}),
+        ToolKind::Status => Kind::Status(pb::SessionStatus {}),
+    };
+    Ok(BrowserAction {
+        session_id,
+        viewport,
+        action: Some(pb::Action {
+            kind: Some(kind),
+            max_duration_ms: int("maxDurationMs")?.unwrap_or(0),
+        }),
+    })
+}
+
+fn page_json(p: &pb::Page) -> Value {
+    let text: String = p.text.chars().take(MAX_TEXT_CHARS).collect();
+    let mut page = json!({
+        "url": p.url,
+        "title": p.title,
+        "text": text,
+        "links": p.links.iter().map(|l| json!({"text": l.text, "href": l.href})).collect::<Vec<_>>(),
+    });
+    if let (Some(e), Some(obj)) = (&p.load_error, page.as_object_mut()) {
+        obj.insert("loadError".into(), json!(e));
+    }
+    page
+}
+
+fn results_json(p: &pb::Page) -> Value {
+    json!([{
+        "title": if p.title.is_empty() { &p.url } else { &p.title },
+        "url": p.url,
+        "snippet": p.text.chars().take(SNIPPET_CHARS).collect::<String>(),
+        "content": p.text.chars().take(MAX_TEXT_CHARS).collect::<String>(),
+    }])
+}
+
+/// Renders a call's answer: the `{responses, metadata}` object as structured
+/// content and text, plus one PNG image block per screenshot in action order.
+fn render(tool: ToolKind, resp: ExecuteResponse) -> CallToolResult {
+    let mut images = Vec::new();
+    let responses: Vec<Value> = resp
+        .responses
+        .iter()
+        .map(|r| response_json(tool, r, &mut images))
+        .collect();
+    let meta = resp.metadata.unwrap_or_default();
+    let body = json!({
+        "responses": responses,
+        "metadata": {
+            "responseCount": meta.response_count,
+            "successfulCount": meta.successful_count,
+            "failedCount": meta.failed_count,
+        }
+    });
+    let mut content = vec![ContentBlock::text(body.to_string())];
+    content.extend(images);
+    let mut result = CallToolResult::success(content);
+    result.structured_content = Some(body);
+    result.is_error = Some(meta.failed_count > 0);
+    result
+}
+
+fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlock>) -> Value {
+    let head =
+        |ok: bool| json!({"actionIndex": r.action_index, "sessionID": r.session_id, "ok": ok});
+    match &r.outcome {
+        Some(Outcome::Output(out)) => {
+            let response = match &out.kind {
+                Some(action_output::Kind::Page(p)) => match tool {
+                    ToolKind::Navigate => {
+                        json!({"action": "navigate", "page": page_json(p), "results": results_json(p)})
+                    }
+                    _ => json!({"page": page_json(p), "results": results_json(p)}),
+                },
+                Some(action_output::Kind::Evaluate(e)) => {
+                    let value: Value = serde_json::from_str(&e.value_json).unwrap_or(Value::Null);
+                    json!({"value": value, "page": e.page.as_ref().map(page_json)})
+                }
+                Some(action_output::Kind::Screenshot(s)) => {
+                    let index = images.len();
+                    images.push(ContentBlock::image(
+                        base64::engine::general_purpose::STANDARD.encode(&s.png),
+                        "image/png",
+                    ));
+                    json!({
+                        "imageIndex": index,
+                        "mimeType": "image/png",
+                        "width": s.width,
+                        "height": s.height,
+                        "page": s.page.as_ref().map(page_json),
+                    })
+                }
+                Some(action_output::Kind::Status(s)) => json!({
+                    "status": s.status,
+                    "updatedAt": s.updated_at,
+                    "expiresAt": s.expires_at,
+                    "runtimeAvailable": s.runtime_available,
+                    "resumable": s.resumable,
+                }),
+                None => Value::Null,
+            };
+            let mut v = head(true);
+            if let Some(o) = v.as_object_mut() {
+                o.insert("response".into(), response);
+            }
+            v
+        }
+        Some(Outcome::Error(e)) => {
+            let code = e.code();
+            let mut v = head(false);
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "error".into(),
+                    json!(e.message.chars().take(2048).collect::<String>()),
+                );
+                o.insert("code".into(), json!(code_name(code)));
+                o.insert("status".into(), json!(http_status(code)));
+            }
+            v
+        }
+        None => head(false),
+    }
+}
+
+/// The MCP server: one per request in stateless mode, so it holds only handles.
+#[derive(Clone)]
+pub struct McpServer {
+    dispatcher: Dispatcher,
+}
+
+impl McpServer {
+    /// A server over `dispatcher`.
+    pub fn new(dispatcher: Dispatcher) -> Self {
+        Self { dispatcher }
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("servo-fleet", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Headless browser tabs for agents. Open a tab with servo_navigate (sessionID null), then pass the returned sessionID to the other tools. Up to 20 actions per call, one per session, run concurrently.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            ToolKind::ALL.into_iter().map(ToolKind::tool).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tool = ToolKind::from_name(&request.name).ok_or_else(|| {
+            ErrorData::invalid_params(format!("unknown tool {:?}", request.name), None)
+        })?;
+        // The auth layer put the caller's tenant into the HTTP request's extensions.
+        let tenant = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.extensions.get::<Tenant>())
+            .cloned()
+            .ok_or_else(|| {
+                ErrorData::internal_error("unauthenticated request reached a tool", None)
+            })?;
+        let result = match parse_call(tool, request.arguments.as_ref()) {
+            Ok(actions) => match self.dispatcher.execute(&tenant, actions).await {
+                Ok(resp) => render(tool, resp),
+                Err(e) => e.to_tool_result(),
+            },
+            Err(e) => e.to_tool_result(),
+        };
+        Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: Value) -> JsonObject {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn falsy_session_ids_mean_a_new_session() {
+        for falsy in [json!(null), json!(false), json!(0), json!("")] {
+            let a = parse_call(
+                ToolKind::Inspect,
+                Some(&args(json!({"actions": [{"sessionID": falsy}]}))),
+            )
+            .unwrap();
+            assert_eq!(a[0].session_id, "");
+        }
+        let e = parse_call(
+            ToolKind::Inspect,
+            Some(&args(json!({"actions": [{"sessionID": true}]}))),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("actions[0].sessionID"), "{e}");
+    }
+
+    #[test]
+    fn navigate_needs_exactly_one_of_url_and_html() {
+        let both = args(json!({"actions": [{"url": "https://e.com/", "html": "<p>"}]}));
+        assert!(
+            parse_call(ToolKind::Navigate, Some(&both))
+                .unwrap_err()
+                .to_string()
+                .contains("got both")
+        );
+        let neither = args(json!({"actions": [{}]}));
+        assert!(
+            parse_call(ToolKind::Navigate, Some(&neither))
+                .unwrap_err()
+                .to_string()
+                .contains("got neither")
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_named() {
+        let a = args(json!({"actions": [{"url": "https://e.com/", "colour": 1}]}));
+        let e = parse_call(ToolKind::Navigate, Some(&a))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"colour\""), "{e}");
+        let a = args(json!({"actions": [{"html": "<p>"}]}));
+        let e = parse_call(ToolKind::Inspect, Some(&a))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"html\""), "{e}");
+    }
+
+    #[test]
+    fn a_partial_viewport_fills_the_other_side_with_the_default() {
+        let a = parse_call(
+            ToolKind::Navigate,
+            Some(&args(json!({"actions": [{"html": "x", "width": 800}]}))),
+        )
+        .unwrap();
+        assert_eq!(
+            a[0].viewport,
+            Some(pb::Viewport {
+                width: 800,
+                height: 720
+            })
+        );
+    }
+}

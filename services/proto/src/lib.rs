@@ -1,0 +1,11 @@
+//! fleet-proto owns the generated gRPC types of `proto/fleet/v1`: the public
+//! `fleet.v1.Browser` service, the gateway ↔ worker `fleet.v1.Worker` service, and
+//! the one action model both of them (and the MCP tools) speak.
+
+#![allow(missing_docs)] // generated code; the .proto files carry the documentation
+#![allow(clippy::all)]
+
+/// `fleet.v1`: messages and services.
+pub mod v1 {
+    tonic::include_proto!("fleet.v1");
+}

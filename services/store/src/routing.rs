@@ -1,0 +1,54 @@
+//! The routing contract: which worker serves a session, under which epoch, and which
+//! workers are alive. Everything here can be rebuilt (heartbeats, lazy restore), so a
+//! backend may lose it without losing a session.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::StoreError;
+
+/// A worker as it announces itself in heartbeats.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerInfo {
+    /// Stable worker ID.
+    pub id: String,
+    /// gRPC address the gateway dials (`http://host:port`).
+    pub address: String,
+    /// How many live sessions it accepts.
+    pub capacity: u32,
+    /// How many it holds now.
+    pub live_sessions: u32,
+}
+
+/// Who owns a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// The owning worker's ID; empty when released.
+    pub worker: String,
+    /// The ownership epoch; every claim increments it.
+    pub epoch: u64,
+}
+
+/// The session → worker map and the worker registry.
+#[async_trait]
+pub trait Routing: Send + Sync {
+    /// Announces a live worker for `ttl`.
+    async fn heartbeat(&self, info: &WorkerInfo, ttl: Duration) -> Result<(), StoreError>;
+    /// Removes a worker from the registry at once.
+    async fn deregister(&self, worker_id: &str) -> Result<(), StoreError>;
+    /// Workers whose heartbeat has not expired.
+    async fn workers(&self) -> Result<Vec<WorkerInfo>, StoreError>;
+    /// The current route of a session, if any.
+    async fn route(&self, session_id: &str) -> Result<Option<Route>, StoreError>;
+    /// Makes `worker` the owner under a new epoch, greater than both the current
+    /// one and `floor` (the epoch the SQL store last saw), atomically.
+    async fn claim(&self, session_id: &str, worker: &str, floor: u64) -> Result<Route, StoreError>;
+    /// Releases the route if `worker` still owns it at `epoch`; keeps the epoch so
+    /// the next claim is still greater. Returns whether it released.
+    async fn release(&self, session_id: &str, worker: &str, epoch: u64)
+    -> Result<bool, StoreError>;
+    /// Checks the backend answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+}

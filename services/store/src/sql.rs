@@ -1,0 +1,428 @@
+//! The SQL store: tenants, API keys, sessions and chunked snapshots. One set of
+//! queries serves Postgres and SQLite through sqlx's `Any` driver; the schemas differ
+//! only in the blob type (`migrations/` and `migrations/sqlite/`).
+
+use async_trait::async_trait;
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyPool, Row};
+
+use crate::{StoreError, generate_key, hash_key};
+
+/// Snapshot bytes are stored in rows of at most this size, so one huge snapshot
+/// never needs one huge value in the database.
+const CHUNK_BYTES: usize = 256 * 1024;
+
+/// Unix time in milliseconds.
+pub fn now_millis() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// A tenant: the unit of isolation. Keys and sessions belong to exactly one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tenant {
+    /// Opaque ID.
+    pub id: String,
+    /// Human name, unique.
+    pub name: String,
+}
+
+/// A key just created; `key` is shown once and never stored.
+#[derive(Debug, Clone)]
+pub struct NewKey {
+    /// The secret.
+    pub key: String,
+    /// Its tenant.
+    pub tenant: Tenant,
+}
+
+/// A session as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// Session ID (UUID text).
+    pub id: String,
+    /// Owning tenant.
+    pub tenant_id: String,
+    /// `active`, `failed`, …
+    pub status: String,
+    /// Viewport width.
+    pub width: u32,
+    /// Viewport height.
+    pub height: u32,
+    /// Highest epoch that wrote a snapshot.
+    pub epoch: u64,
+    /// URL at the last checkpoint.
+    pub url: String,
+    /// Title at the last checkpoint.
+    pub title: String,
+    /// Creation time, Unix ms.
+    pub created_at: i64,
+    /// Last completed call, Unix ms.
+    pub updated_at: i64,
+    /// Expiry if unused, Unix ms.
+    pub expires_at: i64,
+}
+
+/// A stored snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The epoch that wrote it.
+    pub epoch: u64,
+    /// The engine's opaque bytes.
+    pub data: Vec<u8>,
+}
+
+/// Sessions, tenants and keys.
+#[async_trait]
+pub trait SessionStore: Send + Sync {
+    /// Creates a key for the tenant named `tenant`, creating the tenant if needed.
+    async fn create_key(&self, tenant: &str) -> Result<NewKey, StoreError>;
+    /// The tenant a key belongs to, if the key exists.
+    async fn tenant_for_key(&self, key: &str) -> Result<Option<Tenant>, StoreError>;
+    /// How many keys exist (to refuse an open non-loopback server).
+    async fn key_count(&self) -> Result<u64, StoreError>;
+    /// Finds or creates the tenant named `name`.
+    async fn ensure_tenant(&self, name: &str) -> Result<Tenant, StoreError>;
+    /// Stores a new session.
+    async fn create_session(
+        &self,
+        id: &str,
+        tenant_id: &str,
+        width: u32,
+        height: u32,
+        ttl_ms: i64,
+    ) -> Result<SessionRow, StoreError>;
+    /// A session by ID, whoever owns it; callers check the tenant.
+    async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError>;
+    /// Replaces the session's snapshot if `epoch` is not older than the stored one,
+    /// and records the page it shows and the time of use.
+    async fn save_snapshot(
+        &self,
+        id: &str,
+        epoch: u64,
+        data: &[u8],
+        url: &str,
+        title: &str,
+        ttl_ms: i64,
+    ) -> Result<(), StoreError>;
+    /// The latest snapshot, if one was written.
+    async fn load_snapshot(&self, id: &str) -> Result<Option<Snapshot>, StoreError>;
+    /// Checks the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+/// [`SessionStore`] over Postgres or SQLite.
+#[derive(Clone)]
+pub struct SqlStore {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+fn to_u32(v: i64) -> u32 {
+    u32::try_from(v).unwrap_or(0)
+}
+
+fn to_u64(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl SqlStore {
+    /// Connects to `postgres://…` or `sqlite://…` (the SQLite file is created).
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        install_default_drivers();
+        let (backend, url) = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (Backend::Postgres, url.to_owned())
+        } else if url.starts_with("sqlite:") {
+            let url = if url.contains('?') {
+                url.to_owned()
+            } else {
+                format!("{url}?mode=rwc")
+            };
+            (Backend::Sqlite, url)
+        } else {
+            return Err(StoreError::UnsupportedUrl(url.to_owned()));
+        };
+        // SQLite allows one writer; a single connection avoids SQLITE_BUSY between
+        // our own connections.
+        let max = if backend == Backend::Sqlite { 1 } else { 16 };
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            .acquire_timeout(std::time::Duration::from_secs(5))
+            .connect(&url)
+            .await?;
+        Ok(Self { pool, backend })
+    }
+
+    /// Applies pending migrations (forward only).
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        match self.backend {
+            Backend::Postgres => sqlx::migrate!("../../migrations").run(&self.pool).await?,
+            Backend::Sqlite => {
+                sqlx::migrate!("../../migrations/sqlite")
+                    .run(&self.pool)
+                    .await?
+            }
+        }
+        Ok(())
+    }
+
+    fn row_to_session(row: &sqlx::any::AnyRow) -> Result<SessionRow, StoreError> {
+        Ok(SessionRow {
+            id: row.try_get("id")?,
+            tenant_id: row.try_get("tenant_id")?,
+            status: row.try_get("status")?,
+            width: to_u32(row.try_get("width")?),
+            height: to_u32(row.try_get("height")?),
+            epoch: to_u64(row.try_get("epoch")?),
+            url: row.try_get("url")?,
+            title: row.try_get("title")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+            expires_at: row.try_get("expires_at")?,
+        })
+    }
+}
+
+#[async_trait]
+impl SessionStore for SqlStore {
+    async fn create_key(&self, tenant: &str) -> Result<NewKey, StoreError> {
+        let tenant = self.ensure_tenant(tenant).await?;
+        let key = generate_key();
+        sqlx::query("INSERT INTO api_keys (key_hash, tenant_id, prefix, created_at) VALUES ($1, $2, $3, $4)")
+            .bind(hash_key(&key))
+            .bind(&tenant.id)
+            .bind(key.chars().take(12).collect::<String>())
+            .bind(now_millis())
+            .execute(&self.pool)
+            .await?;
+        Ok(NewKey { key, tenant })
+    }
+
+    async fn tenant_for_key(&self, key: &str) -> Result<Option<Tenant>, StoreError> {
+        let row = sqlx::query(
+            "SELECT t.id, t.name FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1",
+        )
+        .bind(hash_key(key))
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(Tenant {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn key_count(&self) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query("SELECT COUNT(*) AS n FROM api_keys")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?;
+        Ok(to_u64(n))
+    }
+
+    async fn ensure_tenant(&self, name: &str) -> Result<Tenant, StoreError> {
+        sqlx::query("INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING")
+            .bind(uuid::Uuid::new_v4().to_string())
+            .bind(name)
+            .bind(now_millis())
+            .execute(&self.pool)
+            .await?;
+        let row = sqlx::query("SELECT id, name FROM tenants WHERE name = $1")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(Tenant {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+        })
+    }
+
+    async fn create_session(
+        &self,
+        id: &str,
+        tenant_id: &str,
+        width: u32,
+        height: u32,
+        ttl_ms: i64,
+    ) -> Result<SessionRow, StoreError> {
+        let now = now_millis();
+        sqlx::query(
+            "INSERT INTO sessions (id, tenant_id, status, width, height, epoch, url, title, created_at, updated_at, expires_at) \
+             VALUES ($1, $2, 'active', $3, $4, 0, '', '', $5, $5, $6)",
+        )
+        .bind(id)
+        .bind(tenant_id)
+        .bind(i64::from(width))
+        .bind(i64::from(height))
+        .bind(now)
+        .bind(now.saturating_add(ttl_ms))
+        .execute(&self.pool)
+        .await?;
+        self.session(id).await?.ok_or(StoreError::NotFound)
+    }
+
+    async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, tenant_id, status, width, height, epoch, url, title, created_at, updated_at, expires_at \
+             FROM sessions WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(Self::row_to_session).transpose()
+    }
+
+    async fn save_snapshot(
+        &self,
+        id: &str,
+        epoch: u64,
+        data: &[u8],
+        url: &str,
+        title: &str,
+        ttl_ms: i64,
+    ) -> Result<(), StoreError> {
+        let now = now_millis();
+        let mut tx = self.pool.begin().await?;
+        // The conditional update is the fence: it takes the row lock in Postgres, so
+        // concurrent writers serialize, and refuses an epoch older than the stored one.
+        let updated = sqlx::query(
+            "UPDATE sessions SET epoch = $2, url = $3, title = $4, updated_at = $5, expires_at = $6 \
+             WHERE id = $1 AND epoch <= $2",
+        )
+        .bind(id)
+        .bind(to_i64(epoch))
+        .bind(url)
+        .bind(title)
+        .bind(now)
+        .bind(now.saturating_add(ttl_ms))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if updated == 0 {
+            let current = sqlx::query("SELECT epoch FROM sessions WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            return Err(match current {
+                Some(row) => StoreError::StaleEpoch {
+                    given: epoch,
+                    current: to_u64(row.try_get("epoch")?),
+                },
+                None => StoreError::NotFound,
+            });
+        }
+        sqlx::query("DELETE FROM session_snapshots WHERE session_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        for (i, chunk) in data.chunks(CHUNK_BYTES).enumerate() {
+            sqlx::query("INSERT INTO session_snapshots (session_id, chunk, epoch, data) VALUES ($1, $2, $3, $4)")
+                .bind(id)
+                .bind(i64::try_from(i).unwrap_or(i64::MAX))
+                .bind(to_i64(epoch))
+                .bind(chunk.to_vec())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn load_snapshot(&self, id: &str) -> Result<Option<Snapshot>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT epoch, data FROM session_snapshots WHERE session_id = $1 ORDER BY chunk",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let Some(first) = rows.first() else {
+            return Ok(None);
+        };
+        let epoch = to_u64(first.try_get("epoch")?);
+        let mut data = Vec::new();
+        for row in &rows {
+            let chunk: Vec<u8> = row.try_get("data")?;
+            data.extend_from_slice(&chunk);
+        }
+        Ok(Some(Snapshot { epoch, data }))
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn sqlite() -> SqlStore {
+        let dir = std::env::temp_dir().join(format!("fleet-store-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SqlStore::connect(&format!("sqlite://{}", dir.join("t.db").display()))
+            .await
+            .unwrap();
+        store.migrate().await.unwrap();
+        store
+    }
+
+    #[tokio::test]
+    async fn a_key_finds_its_tenant_and_a_wrong_key_finds_none() {
+        let s = sqlite().await;
+        let k = s.create_key("acme").await.unwrap();
+        assert_eq!(
+            s.tenant_for_key(&k.key).await.unwrap(),
+            Some(k.tenant.clone())
+        );
+        assert_eq!(s.tenant_for_key("sfk_nope").await.unwrap(), None);
+        assert_eq!(s.key_count().await.unwrap(), 1);
+        // A second key for the same tenant name lands on the same tenant.
+        assert_eq!(s.create_key("acme").await.unwrap().tenant, k.tenant);
+    }
+
+    #[tokio::test]
+    async fn a_snapshot_from_a_stale_epoch_is_refused_and_the_stored_one_kept() {
+        let s = sqlite().await;
+        let t = s.ensure_tenant("acme").await.unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
+        let big = vec![7u8; CHUNK_BYTES * 2 + 10];
+        s.save_snapshot("s1", 2, &big, "https://a.example/", "A", 1000)
+            .await
+            .unwrap();
+        let err = s
+            .save_snapshot("s1", 1, b"old", "https://b.example/", "B", 1000)
+            .await;
+        assert!(
+            matches!(
+                err,
+                Err(StoreError::StaleEpoch {
+                    given: 1,
+                    current: 2
+                })
+            ),
+            "{err:?}"
+        );
+        let snap = s.load_snapshot("s1").await.unwrap().unwrap();
+        assert_eq!((snap.epoch, snap.data), (2, big));
+        let row = s.session("s1").await.unwrap().unwrap();
+        assert_eq!(
+            (row.url.as_str(), row.title.as_str(), row.epoch),
+            ("https://a.example/", "A", 2)
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! Drives one engine instance directly, without a fleet: loads a file or URL,
+//! prints the summary, evaluates an expression, writes a screenshot, and prints how
+//! long each step took. Used to develop the engine and to measure it.
+//!
+//! `cargo run -p fleet-worker --example probe -- <file.html|url> <out.png> [js]`
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::time::{Duration, Instant};
+
+use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
+use fleet_worker::net::{Fetcher, NetPolicy};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let (target, out) = (
+        args.get(1).expect("a file or URL"),
+        args.get(2).expect("an output PNG path"),
+    );
+    let policy = NetPolicy {
+        allow_private: vec!["127.0.0.0/8".parse()?],
+    };
+    let cache = std::env::var_os("FLEET_ENGINE_CACHE_DIR")
+        .map(Into::into)
+        .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-probe-cache"));
+    let t = Instant::now();
+    let host = EngineHost::new(
+        HostConfig {
+            capacity: 4,
+            memory_cap: 512 << 20,
+            cache_dir: cache,
+        },
+        Fetcher::new(policy, 8 << 20)?,
+    )?;
+    eprintln!("engine ready in {:?}", t.elapsed());
+    let budget = Duration::from_secs(15);
+    for round in 0..3 {
+        let t = Instant::now();
+        let mut tab = host
+            .new_tab(Viewport {
+                width: 1280,
+                height: 720,
+            })
+            .await?;
+        let inst = t.elapsed();
+        let t = Instant::now();
+        let summary = tab
+            .load(
+                Source::Html("<title>t</title><p>small page</p>".into()),
+                budget,
+            )
+            .await?;
+        eprintln!(
+            "round {round}: instantiate {inst:?}, small inline load {:?} ({:?})",
+            t.elapsed(),
+            summary.title
+        );
+    }
+    let mut tab = host
+        .new_tab(Viewport {
+            width: 1280,
+            height: 720,
+        })
+        .await?;
+    let src = if target.starts_with("http") {
+        Source::Url(target.clone())
+    } else {
+        Source::Html(std::fs::read_to_string(target)?)
+    };
+    let t = Instant::now();
+    let summary = tab.load(src, budget).await?;
+    eprintln!("load {:?}", t.elapsed());
+    println!(
+        "url: {}\ntitle: {}\nload_error: {:?}",
+        summary.url, summary.title, summary.load_error
+    );
+    println!("text:\n{}\n", summary.text);
+    for l in &summary.links {
+        println!("link: {:?} -> {}", l.text, l.href);
+    }
+    if let Some(js) = args.get(3) {
+        let t = Instant::now();
+        println!(
+            "eval: {:?} ({:?})",
+            tab.evaluate(js, budget).await?,
+            t.elapsed()
+        );
+    }
+    let t = Instant::now();
+    match tab.screenshot(budget).await? {
+        Ok(png) => {
+            std::fs::write(out, &png)?;
+            eprintln!("screenshot {} bytes in {:?}", png.len(), t.elapsed());
+        }
+        Err(e) => eprintln!("screenshot failed: {e}"),
+    }
+    let snap = tab.snapshot(budget).await?;
+    println!("snapshot: {} bytes", snap.len());
+    Ok(())
+}

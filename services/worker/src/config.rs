@@ -1,0 +1,63 @@
+//! The worker's configuration: one clap struct; every flag also reads `FLEET_*`.
+
+use std::path::PathBuf;
+
+/// Settings of a worker, shared by `servo-fleet worker` and `servo-fleet serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerConfig {
+    /// Stable ID of this worker in the registry (default: hostname and a random suffix).
+    #[arg(long = "worker-id", env = "FLEET_WORKER_ID")]
+    pub worker_id: Option<String>,
+
+    /// Address gateways dial to reach this worker (default: http:// plus the listen
+    /// address).
+    #[arg(long, env = "FLEET_ADVERTISE")]
+    pub advertise: Option<String>,
+
+    /// Most sessions held in memory at once; new sessions beyond it are refused.
+    #[arg(long, env = "FLEET_CAPACITY", default_value_t = 64)]
+    pub capacity: u32,
+
+    /// Memory cap of one session's engine, MiB.
+    #[arg(
+        long = "session-memory-mb",
+        env = "FLEET_SESSION_MEMORY_MB",
+        default_value_t = 512
+    )]
+    pub session_memory_mb: u32,
+
+    /// Largest response body the engine may fetch, bytes (DESIGN §7: 8 MiB).
+    #[arg(long = "max-response-bytes", env = "FLEET_MAX_RESPONSE_BYTES", default_value_t = 8 * 1024 * 1024)]
+    pub max_response_bytes: usize,
+
+    /// Directory for the compiled engine (compiled once per machine and version).
+    #[arg(long = "engine-cache-dir", env = "FLEET_ENGINE_CACHE_DIR")]
+    pub engine_cache_dir: Option<PathBuf>,
+
+    /// Seconds between registry heartbeats; the entry lives three times as long.
+    #[arg(
+        long = "heartbeat-secs",
+        env = "FLEET_HEARTBEAT_SECS",
+        default_value_t = 2
+    )]
+    pub heartbeat_secs: u64,
+}
+
+impl WorkerConfig {
+    /// The engine cache directory, defaulting to the user's cache directory.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.engine_cache_dir
+            .clone()
+            .unwrap_or_else(default_cache_dir)
+    }
+}
+
+fn default_cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("servo-fleet");
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        return PathBuf::from(home).join(".cache/servo-fleet");
+    }
+    std::env::temp_dir().join("servo-fleet-cache")
+}

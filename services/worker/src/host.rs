@@ -1,0 +1,359 @@
+//! The wasmtime host of the engine component — the only module that names wasmtime
+//! types. One [`EngineHost`] per process holds the `Engine`, the linker and the
+//! component (compiled once, then cached on disk); each session gets its own
+//! [`Tab`]: one `Store` with a memory cap and a per-call deadline.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use sha2::{Digest, Sha256};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits,
+    StoreLimitsBuilder, UpdateDeadline,
+};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use crate::net::{FetchRequest, Fetcher};
+
+#[allow(missing_docs, clippy::all)]
+mod bindings {
+    wasmtime::component::bindgen!({
+        path: "../engine/wit",
+        world: "engine",
+        imports: { default: async },
+        exports: { default: async },
+    });
+}
+
+pub use bindings::exports::fleet::engine::page::{EvalError, Link, Source, Summary, Viewport};
+
+/// The engine component built by this crate's build script.
+static ENGINE_WASM: &[u8] = include_bytes!(env!("FLEET_ENGINE_WASM"));
+
+/// How often the epoch ticks; deadlines are checked at this granularity.
+const TICK: Duration = Duration::from_millis(10);
+
+/// Settings of the host.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// Most sessions held at once (sizes the instance pool).
+    pub capacity: u32,
+    /// Linear-memory cap of one session, bytes.
+    pub memory_cap: usize,
+    /// Where the compiled component is cached.
+    pub cache_dir: PathBuf,
+}
+
+/// Why a call into a tab failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TabError {
+    /// The call ran past its deadline and was interrupted.
+    #[error("the action did not finish within its time budget of {0} ms")]
+    Timeout(u128),
+    /// The guest trapped (memory cap, a bug); the tab is unusable.
+    #[error("the page's engine failed: {0}")]
+    Trap(String),
+}
+
+/// Per-store state: WASI, limits, the fetcher and the current deadline.
+pub struct TabState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limits: StoreLimits,
+    fetcher: Fetcher,
+    deadline: Instant,
+}
+
+impl WasiView for TabState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl bindings::fleet::engine::network::Host for TabState {
+    async fn fetch(
+        &mut self,
+        req: bindings::fleet::engine::network::Request,
+    ) -> Result<bindings::fleet::engine::network::Response, String> {
+        let budget = self.deadline.saturating_duration_since(Instant::now());
+        let resp = self
+            .fetcher
+            .fetch(
+                FetchRequest {
+                    method: req.method,
+                    url: req.url,
+                    headers: req.headers,
+                    body: req.body,
+                },
+                budget,
+            )
+            .await
+            .map_err(|e| e.0)?;
+        Ok(bindings::fleet::engine::network::Response {
+            status: resp.status,
+            url: resp.url,
+            headers: resp.headers,
+            body: resp.body,
+        })
+    }
+}
+
+/// The process-wide engine.
+#[derive(Clone)]
+pub struct EngineHost {
+    engine: Engine,
+    pre: bindings::EnginePre<TabState>,
+    config: Arc<HostConfig>,
+    fetcher: Fetcher,
+}
+
+impl EngineHost {
+    /// Builds the engine, compiles (or loads from cache) the component and starts
+    /// the epoch ticker. Call once per process.
+    pub fn new(config: HostConfig, fetcher: Fetcher) -> anyhow::Result<Self> {
+        let cap = config.capacity.max(1);
+        let mut pool = PoolingAllocationConfig::default();
+        // A wasip2 component instance holds several core instances and tables, and
+        // a big Rust guest has a large indirect-call table: size for that.
+        pool.total_component_instances(cap + 4)
+            .total_core_instances(cap * 8 + 16)
+            .total_memories(cap * 2 + 8)
+            .total_tables(cap * 4 + 16)
+            .total_stacks(cap + 4)
+            .max_memory_size(config.memory_cap)
+            .table_elements(200_000)
+            .max_core_instance_size(4 << 20)
+            .max_component_instance_size(4 << 20);
+        let mut wc = Config::new();
+        wc.epoch_interruption(true)
+            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
+            .memory_init_cow(true);
+        let engine = Engine::new(&wc).map_err(anyhow::Error::from)?;
+
+        let component = load_component(&engine, &config.cache_dir)?;
+        let mut linker: Linker<TabState> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
+        bindings::Engine::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
+            .map_err(anyhow::Error::from)?;
+        let pre = bindings::EnginePre::new(
+            linker
+                .instantiate_pre(&component)
+                .map_err(anyhow::Error::from)?,
+        )
+        .map_err(anyhow::Error::from)?;
+
+        // The ticker drives every store's deadline check; it ends with the process.
+        let ticker = engine.weak();
+        std::thread::Builder::new()
+            .name("epoch-ticker".into())
+            .spawn(move || {
+                while let Some(engine) = ticker.upgrade() {
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(TICK);
+                }
+            })
+            .context("starting the epoch ticker")?;
+
+        Ok(Self {
+            engine,
+            pre,
+            config: Arc::new(config),
+            fetcher,
+        })
+    }
+
+    /// A new, empty tab.
+    pub async fn new_tab(&self, viewport: Viewport) -> anyhow::Result<Tab> {
+        let state = TabState {
+            // No preopens, no sockets, no inherited stdio: the guest reaches the
+            // outside only through `network.fetch`.
+            wasi: WasiCtxBuilder::new().build(),
+            table: ResourceTable::new(),
+            limits: StoreLimitsBuilder::new()
+                .memory_size(self.config.memory_cap)
+                .instances(32)
+                .tables(32)
+                .memories(4)
+                .trap_on_grow_failure(true)
+                .build(),
+            fetcher: self.fetcher.clone(),
+            deadline: Instant::now() + Duration::from_secs(30),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limits);
+        store.epoch_deadline_callback(|ctx| {
+            if Instant::now() >= ctx.data().deadline {
+                Err(wasmtime::Error::msg("deadline"))
+            } else {
+                // Yield to tokio on every tick so one busy page never starves the
+                // other sessions on this thread.
+                Ok(UpdateDeadline::Yield(1))
+            }
+        });
+        store.set_epoch_deadline(1);
+        let instance = self
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(anyhow::Error::from)?;
+        let mut tab = Tab {
+            store,
+            instance,
+            poisoned: false,
+        };
+        tab.set_viewport(viewport).await?;
+        Ok(tab)
+    }
+}
+
+/// Compiles the component once per machine: the compiled artifact is cached under
+/// `cache_dir`, keyed by the component's hash and the engine's compatibility hash,
+/// and loaded with mmap (copy-on-write) afterwards.
+fn load_component(engine: &Engine, cache_dir: &Path) -> anyhow::Result<Component> {
+    let mut compat = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut compat);
+    let key = format!(
+        "{}-{:016x}",
+        &hex::encode(Sha256::digest(ENGINE_WASM))[..16],
+        compat.finish()
+    );
+    let path = cache_dir.join(format!("engine-{key}.cwasm"));
+    if path.exists() {
+        // SAFETY-free path: the file is ours, written by `precompile_component` of an
+        // engine with the same compatibility hash; a corrupt file fails to load and we
+        // recompile below.
+        #[allow(unsafe_code)]
+        match unsafe { Component::deserialize_file(engine, &path) } {
+            Ok(c) => return Ok(c),
+            Err(e) => {
+                tracing::warn!(error = %e, path = %path.display(), "cached engine unusable; recompiling")
+            }
+        }
+    }
+    let started = Instant::now();
+    let bytes = engine
+        .precompile_component(ENGINE_WASM)
+        .map_err(anyhow::Error::from)?;
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        "compiled the engine component"
+    );
+    std::fs::create_dir_all(cache_dir)
+        .with_context(|| format!("creating {}", cache_dir.display()))?;
+    let tmp = cache_dir.join(format!("engine-{key}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("renaming to {}", path.display()))?;
+    #[allow(unsafe_code)]
+    // SAFETY: `bytes` was produced just now by `precompile_component` of this engine.
+    let component =
+        unsafe { Component::deserialize_file(engine, &path) }.map_err(anyhow::Error::from)?;
+    Ok(component)
+}
+
+/// One session's engine instance.
+pub struct Tab {
+    store: Store<TabState>,
+    instance: bindings::Engine,
+    poisoned: bool,
+}
+
+/// Runs one export call under the tab's deadline and turns a trap into a
+/// [`TabError`], marking the tab poisoned: after a trap the component instance
+/// cannot be entered again.
+macro_rules! guest_call {
+    ($tab:ident, $budget:expr, $method:ident ( $($arg:expr),* )) => {{
+        let budget: Duration = $budget;
+        $tab.begin(budget)?;
+        let result = $tab.instance.fleet_engine_page().$method(&mut $tab.store $(, $arg)*).await;
+        $tab.finish(result, budget)
+    }};
+}
+
+impl Tab {
+    /// Whether a trap or timeout made the instance unusable.
+    pub fn poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    fn begin(&mut self, budget: Duration) -> Result<(), TabError> {
+        if self.poisoned {
+            return Err(TabError::Trap("the instance failed earlier".into()));
+        }
+        self.store.data_mut().deadline = Instant::now() + budget;
+        Ok(())
+    }
+
+    fn finish<T>(&mut self, result: wasmtime::Result<T>, budget: Duration) -> Result<T, TabError> {
+        result.map_err(|e| {
+            self.poisoned = true;
+            if Instant::now() >= self.store.data().deadline {
+                TabError::Timeout(budget.as_millis())
+            } else {
+                TabError::Trap(root_cause(&e))
+            }
+        })
+    }
+
+    async fn set_viewport(&mut self, viewport: Viewport) -> Result<(), TabError> {
+        guest_call!(self, Duration::from_secs(5), call_set_viewport(viewport))
+    }
+
+    /// Loads a URL or inline HTML.
+    pub async fn load(&mut self, src: Source, budget: Duration) -> Result<Summary, TabError> {
+        guest_call!(self, budget, call_load(&src))
+    }
+
+    /// Reads the page.
+    pub async fn inspect(&mut self, budget: Duration) -> Result<Summary, TabError> {
+        guest_call!(self, budget, call_inspect())
+    }
+
+    /// Evaluates JavaScript, returning JSON text or the script's error.
+    pub async fn evaluate(
+        &mut self,
+        script: &str,
+        budget: Duration,
+    ) -> Result<Result<String, EvalError>, TabError> {
+        guest_call!(self, budget, call_evaluate(script))
+    }
+
+    /// Paints the viewport to PNG.
+    pub async fn screenshot(
+        &mut self,
+        budget: Duration,
+    ) -> Result<Result<Vec<u8>, String>, TabError> {
+        guest_call!(self, budget, call_screenshot())
+    }
+
+    /// The tab's durable state.
+    pub async fn snapshot(&mut self, budget: Duration) -> Result<Vec<u8>, TabError> {
+        guest_call!(self, budget, call_snapshot())
+    }
+
+    /// Rebuilds the tab from a snapshot.
+    pub async fn restore(
+        &mut self,
+        state: &[u8],
+        budget: Duration,
+    ) -> Result<Result<Summary, String>, TabError> {
+        guest_call!(self, budget, call_restore(state))
+    }
+}
+
+fn root_cause(e: &wasmtime::Error) -> String {
+    let text = format!("{e:#}");
+    if text.contains("growing memory") || text.contains("memory") && text.contains("limit") {
+        "the page exceeded the session's memory cap".into()
+    } else {
+        // Trap messages are the engine's, not internal host details.
+        text.lines().next().unwrap_or("trap").to_owned()
+    }
+}

@@ -1,0 +1,179 @@
+//! fleet-worker runs browser sessions. It owns the wasmtime host of the engine
+//! component ([`host`]), the network policy of every page request ([`net`]), the
+//! live sessions with their fencing and checkpoints ([`sessions`]), and the gRPC and
+//! HTTP faces of a worker pod: `fleet.v1.Worker`, gRPC health, `/healthz`, `/readyz`.
+
+pub mod config;
+pub mod host;
+pub mod net;
+pub mod service;
+pub mod sessions;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::routing::get;
+use fleet_proto::v1::worker_server::WorkerServer;
+use fleet_store::{Routing, SessionStore, WorkerInfo};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+pub use config::WorkerConfig;
+use host::{EngineHost, HostConfig};
+use net::{Fetcher, NetPolicy};
+use sessions::Sessions;
+
+/// The stores a worker uses.
+#[derive(Clone)]
+pub struct Backends {
+    /// Sessions and snapshots.
+    pub store: Arc<dyn SessionStore>,
+    /// Routes and the registry.
+    pub routing: Arc<dyn Routing>,
+    /// How long an unused session lives, ms.
+    pub session_ttl_ms: i64,
+}
+
+/// A worker ready to serve: the engine is compiled and loaded.
+#[derive(Clone)]
+pub struct Worker {
+    sessions: Sessions,
+    backends: Backends,
+    config: WorkerConfig,
+}
+
+impl Worker {
+    /// Builds the engine host (compiling the component on first use on this
+    /// machine) and the session table.
+    pub fn new(
+        config: WorkerConfig,
+        policy: NetPolicy,
+        backends: Backends,
+        listen: std::net::SocketAddr,
+    ) -> anyhow::Result<Self> {
+        let fetcher = Fetcher::new(policy, config.max_response_bytes)?;
+        let host = EngineHost::new(
+            HostConfig {
+                capacity: config.capacity,
+                memory_cap: usize::try_from(config.session_memory_mb).unwrap_or(512) << 20,
+                cache_dir: config.cache_dir(),
+            },
+            fetcher,
+        )
+        .context("starting the engine host")?;
+        let worker_id = config.worker_id.clone().unwrap_or_else(|| {
+            let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
+            format!("{host}-{}", &uuid::Uuid::new_v4().simple().to_string()[..8])
+        });
+        let mut config = config;
+        config
+            .advertise
+            .get_or_insert_with(|| format!("http://{listen}"));
+        config.worker_id = Some(worker_id.clone());
+        let sessions = Sessions::new(
+            worker_id,
+            config.capacity,
+            host,
+            backends.store.clone(),
+            backends.routing.clone(),
+            backends.session_ttl_ms,
+        );
+        Ok(Self {
+            sessions,
+            backends,
+            config,
+        })
+    }
+
+    /// This worker's registry entry.
+    pub fn info(&self) -> WorkerInfo {
+        WorkerInfo {
+            id: self.sessions.worker_id().to_owned(),
+            address: self.config.advertise.clone().unwrap_or_default(),
+            capacity: self.sessions.capacity(),
+            live_sessions: self.sessions.live(),
+        }
+    }
+
+    /// The worker's HTTP + gRPC router: `/healthz`, `/readyz`, `fleet.v1.Worker`,
+    /// `grpc.health.v1.Health`, all on one port (HTTP/1 and h2c).
+    pub async fn router(&self) -> axum::Router {
+        let (health, health_svc) = tonic_health::server::health_reporter();
+        health
+            .set_serving::<WorkerServer<service::WorkerService>>()
+            .await;
+        let grpc = tonic::service::Routes::new(WorkerServer::new(service::WorkerService::new(
+            self.sessions.clone(),
+        )))
+        .add_service(health_svc)
+        .into_axum_router();
+        let backends = self.backends.clone();
+        axum::Router::new()
+            .route("/healthz", get(|| async { "ok" }))
+            .route(
+                "/readyz",
+                get(move || {
+                    let b = backends.clone();
+                    async move {
+                        match (b.store.ping().await, b.routing.ping().await) {
+                            (Ok(()), Ok(())) => (http::StatusCode::OK, "ready"),
+                            _ => (
+                                http::StatusCode::SERVICE_UNAVAILABLE,
+                                "store or routing unreachable",
+                            ),
+                        }
+                    }
+                }),
+            )
+            .merge(grpc)
+    }
+}
+
+/// Serves a worker on `listener` until `shutdown`: heartbeats into the registry,
+/// and on shutdown releases its sessions' routes and deregisters.
+pub async fn run(
+    listener: TcpListener,
+    worker: Worker,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    let router = worker.router().await;
+    let beat = {
+        let worker = worker.clone();
+        let shutdown = shutdown.clone();
+        let every = Duration::from_secs(worker.config.heartbeat_secs.max(1));
+        tokio::spawn(async move {
+            loop {
+                if let Err(e) = worker
+                    .backends
+                    .routing
+                    .heartbeat(&worker.info(), every * 3)
+                    .await
+                {
+                    tracing::warn!(error = %e, "heartbeat failed");
+                }
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    () = tokio::time::sleep(every) => {}
+                }
+            }
+        })
+    };
+    tracing::info!(addr = %listener.local_addr()?, worker = %worker.sessions.worker_id(), "worker listening");
+    let stop = shutdown.clone();
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move { stop.cancelled().await })
+        .await
+        .context("serving the worker")?;
+    beat.abort();
+    worker.sessions.release_all().await;
+    if let Err(e) = worker
+        .backends
+        .routing
+        .deregister(worker.sessions.worker_id())
+        .await
+    {
+        tracing::warn!(error = %e, "could not deregister");
+    }
+    Ok(())
+}

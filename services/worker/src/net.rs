@@ -1,0 +1,244 @@
+//! The network policy and the fetcher behind the engine's `network.fetch` import.
+//!
+//! Every request a page makes passes here: http(s) only, no credentials in URLs,
+//! every hostname resolved by us and refused if any address is not public (unless an
+//! operator listed its range), the connection pinned to the addresses we checked,
+//! and every redirect hop checked again. Bodies are capped while streaming.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use url::Url;
+
+pub use fleet_policy::{NetPolicy, Refused};
+
+/// How many redirects one fetch follows.
+const MAX_REDIRECTS: usize = 10;
+
+/// Resolves names for reqwest and refuses the whole name if any address is not
+/// allowed, so a host cannot smuggle a private address among public ones. The
+/// addresses returned are the ones reqwest connects to: the check and the
+/// connection see the same answer (no DNS rebinding between them).
+struct PolicyResolver {
+    policy: Arc<NetPolicy>,
+}
+
+impl Resolve for PolicyResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let policy = self.policy.clone();
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let refused =
+                |m: String| -> Box<dyn std::error::Error + Send + Sync> { Box::new(Refused(m)) };
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await
+                .map_err(|e| refused(format!("could not resolve {host}: {e}")))?
+                .collect();
+            if addrs.is_empty() {
+                return Err(refused(format!("{host} has no addresses")));
+            }
+            for a in &addrs {
+                policy
+                    .check_ip(a.ip())
+                    .map_err(|e| refused(format!("{host}: {}", e.0)))?;
+            }
+            let addrs: Addrs = Box::new(addrs.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+/// A request from the engine.
+#[derive(Debug, Clone)]
+pub struct FetchRequest {
+    /// Method, upper case.
+    pub method: String,
+    /// Absolute URL.
+    pub url: String,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Option<Vec<u8>>,
+}
+
+/// The final response after redirects.
+#[derive(Debug, Clone)]
+pub struct FetchResponse {
+    /// Status of the final hop.
+    pub status: u16,
+    /// URL of the final hop.
+    pub url: String,
+    /// Headers of the final hop.
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Vec<u8>,
+}
+
+/// The engine's HTTP client.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    policy: Arc<NetPolicy>,
+    max_body: usize,
+}
+
+impl Fetcher {
+    /// Builds the client. Redirects are followed here, hop by hop, not by reqwest.
+    pub fn new(policy: NetPolicy, max_body: usize) -> anyhow::Result<Self> {
+        let policy = Arc::new(policy);
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(Arc::new(PolicyResolver {
+                policy: policy.clone(),
+            }))
+            .no_proxy()
+            .user_agent(concat!("servo-fleet/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .build()?;
+        Ok(Self {
+            client,
+            policy,
+            max_body,
+        })
+    }
+
+    /// The policy this fetcher applies.
+    pub fn policy(&self) -> &NetPolicy {
+        &self.policy
+    }
+
+    /// Fetches with the policy applied to every hop, within `timeout` overall.
+    pub async fn fetch(
+        &self,
+        req: FetchRequest,
+        timeout: Duration,
+    ) -> Result<FetchResponse, Refused> {
+        match tokio::time::timeout(timeout, self.fetch_inner(req)).await {
+            Ok(r) => r,
+            Err(_) => Err(Refused(format!(
+                "the request timed out after {} ms",
+                timeout.as_millis()
+            ))),
+        }
+    }
+
+    async fn fetch_inner(&self, req: FetchRequest) -> Result<FetchResponse, Refused> {
+        let mut url =
+            Url::parse(&req.url).map_err(|e| Refused(format!("invalid URL {:?}: {e}", req.url)))?;
+        let mut method = reqwest::Method::from_bytes(req.method.as_bytes())
+            .map_err(|_| Refused(format!("invalid HTTP method {:?}", req.method)))?;
+        if matches!(method.as_str(), "CONNECT" | "TRACE" | "TRACK") {
+            return Err(Refused(format!("the HTTP method {method} is not allowed")));
+        }
+        let mut headers = req.headers;
+        let mut body = req.body;
+        for _ in 0..=MAX_REDIRECTS {
+            self.policy.check_url(&url)?;
+            let mut builder = self.client.request(method.clone(), url.clone());
+            for (k, v) in &headers {
+                builder = builder.header(k, v);
+            }
+            if let Some(b) = &body {
+                builder = builder.body(b.clone());
+            }
+            let resp = builder.send().await.map_err(describe)?;
+            let status = resp.status();
+            if status.is_redirection() {
+                if let Some(loc) = resp.headers().get(reqwest::header::LOCATION) {
+                    let loc = loc
+                        .to_str()
+                        .map_err(|_| Refused("a redirect had an unreadable Location".into()))?;
+                    let next = url
+                        .join(loc)
+                        .map_err(|e| Refused(format!("a redirect to {loc:?} is not a URL: {e}")))?;
+                    if next.origin() != url.origin() {
+                        // Credentials meant for one origin never follow a redirect to another.
+                        headers.retain(|(k, _)| {
+                            !matches!(
+                                k.to_ascii_lowercase().as_str(),
+                                "authorization" | "cookie" | "proxy-authorization"
+                            )
+                        });
+                    }
+                    if status == reqwest::StatusCode::SEE_OTHER
+                        || ((status == reqwest::StatusCode::MOVED_PERMANENTLY
+                            || status == reqwest::StatusCode::FOUND)
+                            && method == reqwest::Method::POST)
+                    {
+                        method = reqwest::Method::GET;
+                        body = None;
+                    }
+                    url = next;
+                    continue;
+                }
+            }
+            let final_url = resp.url().to_string();
+            let headers = resp
+                .headers()
+                .iter()
+                .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+                .collect();
+            let body = self.read_capped(resp).await?;
+            return Ok(FetchResponse {
+                status: status.as_u16(),
+                url: final_url,
+                headers,
+                body,
+            });
+        }
+        Err(Refused(format!("more than {MAX_REDIRECTS} redirects")))
+    }
+
+    async fn read_capped(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, Refused> {
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(describe)? {
+            if body.len() + chunk.len() > self.max_body {
+                return Err(Refused(format!(
+                    "the response body exceeds the limit of {} bytes",
+                    self.max_body
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+}
+
+/// Turns a reqwest error into text for the agent, surfacing our policy refusal
+/// from inside the resolver instead of reqwest's generic "error sending request".
+fn describe(e: reqwest::Error) -> Refused {
+    let mut source: Option<&dyn std::error::Error> = Some(&e);
+    while let Some(s) = source {
+        if let Some(r) = s.downcast_ref::<Refused>() {
+            return r.clone();
+        }
+        source = s.source();
+    }
+    if e.is_timeout() {
+        Refused("the request timed out".into())
+    } else if e.is_connect() {
+        Refused("could not connect to the server".into())
+    } else {
+        Refused("the request failed".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_hostname_that_resolves_to_loopback_is_refused_with_the_reason() {
+        let f = Fetcher::new(NetPolicy::default(), 1024).unwrap();
+        let req = FetchRequest {
+            method: "GET".into(),
+            url: "http://localhost:9/".into(),
+            headers: vec![],
+            body: None,
+        };
+        let err = f.fetch(req, Duration::from_secs(5)).await.unwrap_err();
+        assert!(err.0.contains("refused by the network policy"), "{err}");
+    }
+}

@@ -1,0 +1,51 @@
+//! The tonic `fleet.v1.Worker` service over [`Sessions`].
+
+use fleet_proto::v1::{
+    RunRequest, RunResponse, WorkerInfoRequest, WorkerInfoResponse, run_response,
+    worker_server::Worker,
+};
+use tonic::{Request, Response, Status};
+
+use crate::sessions::Sessions;
+
+/// The gRPC face of a worker.
+#[derive(Clone)]
+pub struct WorkerService {
+    sessions: Sessions,
+}
+
+impl WorkerService {
+    /// Serves `sessions`.
+    pub fn new(sessions: Sessions) -> Self {
+        Self { sessions }
+    }
+}
+
+#[tonic::async_trait]
+impl Worker for WorkerService {
+    async fn run(&self, request: Request<RunRequest>) -> Result<Response<RunResponse>, Status> {
+        let req = request.into_inner();
+        if uuid::Uuid::parse_str(&req.session_id).is_err() {
+            return Err(Status::invalid_argument("session_id must be a UUID"));
+        }
+        let outcome = match self.sessions.run(req).await {
+            Ok(output) => run_response::Outcome::Output(output),
+            Err(failure) => run_response::Outcome::Error(failure.into_proto()),
+        };
+        Ok(Response::new(RunResponse {
+            outcome: Some(outcome),
+            worker_id: self.sessions.worker_id().to_owned(),
+        }))
+    }
+
+    async fn info(
+        &self,
+        _: Request<WorkerInfoRequest>,
+    ) -> Result<Response<WorkerInfoResponse>, Status> {
+        Ok(Response::new(WorkerInfoResponse {
+            worker_id: self.sessions.worker_id().to_owned(),
+            capacity: self.sessions.capacity(),
+            live_sessions: self.sessions.live(),
+        }))
+    }
+}

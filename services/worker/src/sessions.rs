@@ -1,0 +1,402 @@
+//! Live sessions on this worker. Each session is a slot behind an async mutex, so
+//! calls to one session run in arrival order while different sessions run at once.
+//! A call checks the routing epoch (fencing), creates or restores the tab, runs the
+//! action under its deadline, checkpoints the tab to the store, then answers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fleet_proto::v1::{
+    self as pb, ActionError, ActionOutput, ErrorCode, action::Kind, action_output,
+};
+use fleet_store::{Routing, SessionStore, StoreError};
+
+use crate::host::{EngineHost, EvalError, Source, Summary, Tab, TabError, Viewport};
+
+/// Default and largest per-action time budgets (DESIGN §7).
+pub const DEFAULT_BUDGET_MS: u32 = 10_000;
+/// The largest budget an action may ask for.
+pub const MAX_BUDGET_MS: u32 = 15_000;
+/// Time allowed for a checkpoint or a restore step.
+const HOUSEKEEPING: Duration = Duration::from_secs(10);
+
+struct Slot {
+    tab: Option<Tab>,
+    epoch: u64,
+}
+
+/// Everything a session needs from the worker.
+#[derive(Clone)]
+pub struct Sessions {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    worker_id: String,
+    capacity: u32,
+    host: EngineHost,
+    store: Arc<dyn SessionStore>,
+    routing: Arc<dyn Routing>,
+    slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Slot>>>>,
+    session_ttl_ms: i64,
+}
+
+/// A failed call, with the code the agent sees.
+#[derive(Debug)]
+pub struct Failure {
+    code: ErrorCode,
+    message: String,
+}
+
+impl Failure {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// As the protocol's error message.
+    pub fn into_proto(self) -> ActionError {
+        ActionError {
+            message: self.message,
+            code: self.code as i32,
+        }
+    }
+}
+
+impl From<TabError> for Failure {
+    fn from(e: TabError) -> Self {
+        let code = match e {
+            TabError::Timeout(_) => ErrorCode::Timeout,
+            TabError::Trap(_) => ErrorCode::EngineFailed,
+        };
+        Failure::new(code, e.to_string())
+    }
+}
+
+fn store_failure(e: StoreError) -> Failure {
+    match e {
+        StoreError::StaleEpoch { .. } => Failure::new(
+            ErrorCode::Unavailable,
+            "the session moved to another worker; retry the call",
+        ),
+        other => {
+            tracing::error!(error = %other, "store failed");
+            Failure::new(ErrorCode::Internal, "the session store is unavailable")
+        }
+    }
+}
+
+fn page(s: Summary) -> pb::Page {
+    pb::Page {
+        url: s.url,
+        title: s.title,
+        text: s.text,
+        links: s
+            .links
+            .into_iter()
+            .map(|l| pb::Link {
+                text: l.text,
+                href: l.href,
+            })
+            .collect(),
+        load_error: s.load_error,
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let be = |r: std::ops::Range<usize>| {
+        png.get(r)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map_or(0, u32::from_be_bytes)
+    };
+    (be(16..20), be(20..24))
+}
+
+impl Sessions {
+    /// Sessions backed by `host`, checkpointed to `store`, fenced by `routing`.
+    pub fn new(
+        worker_id: String,
+        capacity: u32,
+        host: EngineHost,
+        store: Arc<dyn SessionStore>,
+        routing: Arc<dyn Routing>,
+        session_ttl_ms: i64,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                worker_id,
+                capacity,
+                host,
+                store,
+                routing,
+                slots: Mutex::new(HashMap::new()),
+                session_ttl_ms,
+            }),
+        }
+    }
+
+    /// This worker's ID.
+    pub fn worker_id(&self) -> &str {
+        &self.inner.worker_id
+    }
+
+    /// How many sessions are live.
+    pub fn live(&self) -> u32 {
+        u32::try_from(self.lock_slots().len()).unwrap_or(u32::MAX)
+    }
+
+    /// The configured capacity.
+    pub fn capacity(&self) -> u32 {
+        self.inner.capacity
+    }
+
+    fn lock_slots(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, Arc<tokio::sync::Mutex<Slot>>>> {
+        // The map holds plain handles; a panic elsewhere cannot leave it half-written.
+        self.inner.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn slot(&self, session_id: &str) -> Result<Arc<tokio::sync::Mutex<Slot>>, Failure> {
+        let mut slots = self.lock_slots();
+        if let Some(slot) = slots.get(session_id) {
+            return Ok(slot.clone());
+        }
+        if u32::try_from(slots.len()).unwrap_or(u32::MAX) >= self.inner.capacity {
+            return Err(Failure::new(
+                ErrorCode::Unavailable,
+                "this worker is at capacity",
+            ));
+        }
+        let slot = Arc::new(tokio::sync::Mutex::new(Slot {
+            tab: None,
+            epoch: 0,
+        }));
+        slots.insert(session_id.to_owned(), slot.clone());
+        Ok(slot)
+    }
+
+    fn drop_slot(&self, session_id: &str) {
+        self.lock_slots().remove(session_id);
+    }
+
+    /// Runs one action of one session.
+    pub async fn run(&self, mut req: pb::RunRequest) -> Result<ActionOutput, Failure> {
+        let action = req
+            .action
+            .take()
+            .ok_or_else(|| Failure::new(ErrorCode::InvalidArgument, "action is required"))?;
+        let kind = action
+            .kind
+            .ok_or_else(|| Failure::new(ErrorCode::InvalidArgument, "action.kind is required"))?;
+        let budget_ms = match action.max_duration_ms {
+            0 => DEFAULT_BUDGET_MS,
+            n => n.clamp(100, MAX_BUDGET_MS),
+        };
+        let budget = Duration::from_millis(u64::from(budget_ms));
+
+        // Fencing: only the owner named by the current route may run the session.
+        let route = self
+            .inner
+            .routing
+            .route(&req.session_id)
+            .await
+            .map_err(store_failure)?;
+        match route {
+            Some(r) if r.worker == self.inner.worker_id && r.epoch == req.epoch => {}
+            _ => {
+                self.drop_slot(&req.session_id);
+                return Err(Failure::new(
+                    ErrorCode::Unavailable,
+                    "this worker does not own the session at that epoch; retry the call",
+                ));
+            }
+        }
+
+        let slot = self.slot(&req.session_id)?;
+        let mut slot = slot.lock().await;
+        if slot.epoch != req.epoch {
+            // A newer claim (or a first one): whatever was in memory is from an older
+            // ownership and may be behind the store.
+            slot.tab = None;
+            slot.epoch = req.epoch;
+        }
+        if slot.tab.as_ref().is_none_or(Tab::poisoned) {
+            slot.tab = None;
+            let tab = self.open_tab(&req).await?;
+            slot.tab = Some(tab);
+        }
+        let Some(tab) = slot.tab.as_mut() else {
+            return Err(Failure::new(ErrorCode::Internal, "the session has no tab"));
+        };
+
+        let result = execute(tab, kind, budget).await;
+        // Checkpoint whatever the outcome, unless the instance is gone: a failed
+        // action may still have changed state the agent will expect to find.
+        if !tab.poisoned() {
+            if let Err(f) = self.checkpoint(&req.session_id, req.epoch, tab).await {
+                if f.code == ErrorCode::Unavailable {
+                    drop(slot);
+                    self.drop_slot(&req.session_id);
+                }
+                return Err(f);
+            }
+        }
+        result
+    }
+
+    async fn open_tab(&self, req: &pb::RunRequest) -> Result<Tab, Failure> {
+        let row = self
+            .inner
+            .store
+            .session(&req.session_id)
+            .await
+            .map_err(store_failure)?
+            .ok_or_else(|| Failure::new(ErrorCode::SessionNotFound, "session not found"))?;
+        let viewport = if req.create {
+            req.viewport.map_or(
+                Viewport {
+                    width: 1280,
+                    height: 720,
+                },
+                |v| Viewport {
+                    width: v.width,
+                    height: v.height,
+                },
+            )
+        } else {
+            Viewport {
+                width: row.width,
+                height: row.height,
+            }
+        };
+        let mut tab = self.inner.host.new_tab(viewport).await.map_err(|e| {
+            tracing::error!(error = %e, "could not instantiate the engine");
+            Failure::new(
+                ErrorCode::EngineFailed,
+                "could not start the session's engine",
+            )
+        })?;
+        if req.create {
+            return Ok(tab);
+        }
+        let snapshot = self
+            .inner
+            .store
+            .load_snapshot(&req.session_id)
+            .await
+            .map_err(store_failure)?;
+        if let Some(snapshot) = snapshot {
+            match tab.restore(&snapshot.data, HOUSEKEEPING).await? {
+                Ok(_) => tracing::debug!(session = %req.session_id, "restored"),
+                Err(reason) => {
+                    return Err(Failure::new(
+                        ErrorCode::EngineFailed,
+                        format!("the session could not be restored: {reason}"),
+                    ));
+                }
+            }
+        }
+        Ok(tab)
+    }
+
+    async fn checkpoint(&self, session_id: &str, epoch: u64, tab: &mut Tab) -> Result<(), Failure> {
+        let bytes = tab.snapshot(HOUSEKEEPING).await?;
+        let summary = tab.inspect(HOUSEKEEPING).await?;
+        self.inner
+            .store
+            .save_snapshot(
+                session_id,
+                epoch,
+                &bytes,
+                &summary.url,
+                &summary.title,
+                self.inner.session_ttl_ms,
+            )
+            .await
+            .map_err(store_failure)
+    }
+
+    /// Releases the routes of every live session (on shutdown): their last
+    /// checkpoint is in the store, so their next call restores them elsewhere.
+    pub async fn release_all(&self) {
+        let slots: Vec<(String, Arc<tokio::sync::Mutex<Slot>>)> =
+            self.lock_slots().drain().collect();
+        for (id, slot) in slots {
+            let epoch = slot.lock().await.epoch;
+            if let Err(e) = self
+                .inner
+                .routing
+                .release(&id, &self.inner.worker_id, epoch)
+                .await
+            {
+                tracing::warn!(session = %id, error = %e, "could not release the route");
+            }
+        }
+    }
+}
+
+async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOutput, Failure> {
+    let output = match kind {
+        Kind::Navigate(nav) => {
+            let src = match nav.target {
+                Some(pb::navigate::Target::Url(u)) => Source::Url(u),
+                Some(pb::navigate::Target::Html(h)) => Source::Html(h),
+                None => {
+                    return Err(Failure::new(
+                        ErrorCode::InvalidArgument,
+                        "navigate needs url or html",
+                    ));
+                }
+            };
+            action_output::Kind::Page(page(tab.load(src, budget).await?))
+        }
+        Kind::Inspect(_) => action_output::Kind::Page(page(tab.inspect(budget).await?)),
+        Kind::Evaluate(ev) => match tab.evaluate(&ev.script, budget).await? {
+            Ok(value_json) => action_output::Kind::Evaluate(pb::EvaluateResult {
+                value_json,
+                page: Some(page(tab.inspect(budget).await?)),
+            }),
+            Err(EvalError::Exception(m)) => {
+                return Err(Failure::new(
+                    ErrorCode::ScriptError,
+                    format!("the script threw: {m}"),
+                ));
+            }
+            Err(EvalError::Unserializable(m)) => {
+                return Err(Failure::new(
+                    ErrorCode::ScriptError,
+                    format!("the script's value cannot be returned as JSON: {m}"),
+                ));
+            }
+        },
+        Kind::Screenshot(_) => match tab.screenshot(budget).await? {
+            Ok(png) => {
+                let (width, height) = png_size(&png);
+                action_output::Kind::Screenshot(pb::ScreenshotResult {
+                    png,
+                    width,
+                    height,
+                    page: Some(page(tab.inspect(budget).await?)),
+                })
+            }
+            Err(reason) => {
+                return Err(Failure::new(
+                    ErrorCode::EngineFailed,
+                    format!("the screenshot failed: {reason}"),
+                ));
+            }
+        },
+        Kind::Status(_) => {
+            return Err(Failure::new(
+                ErrorCode::InvalidArgument,
+                "session status is answered by the gateway, not a worker",
+            ));
+        }
+    };
+    Ok(ActionOutput { kind: Some(output) })
+}

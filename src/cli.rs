@@ -1,0 +1,291 @@
+//! The command line: one clap struct per subcommand (each flag also reads
+//! `FLEET_*`), and the wiring of stores, worker and gateway for each.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};
+use fleet_policy::PolicyConfig;
+use fleet_store::{StoreConfig, open_routing, open_store};
+use fleet_worker::{Backends, Worker, WorkerConfig};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// servo-fleet: a headless browser fleet for AI agents (MCP and gRPC).
+#[derive(Debug, clap::Parser)]
+#[command(name = "servo-fleet", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Run the whole fleet in one process: gateway and worker, SQLite, in-process routing.
+    Serve(ServeArgs),
+    /// Run a gateway (MCP at /mcp and gRPC fleet.v1.Browser) against Postgres and Redis.
+    Gateway(GatewayArgs),
+    /// Run a worker (gRPC fleet.v1.Worker) against Postgres and Redis.
+    Worker(WorkerArgs),
+    /// Apply the database migrations and exit.
+    Migrate(MigrateArgs),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// Address of the MCP endpoint (/mcp), health checks and gRPC API.
+    #[arg(long, env = "FLEET_LISTEN", default_value = "127.0.0.1:8788")]
+    listen: SocketAddr,
+    /// Directory for the SQLite database when --database-url is not given.
+    #[arg(
+        long = "data-dir",
+        env = "FLEET_DATA_DIR",
+        default_value = "servo-fleet-data"
+    )]
+    data_dir: PathBuf,
+    /// Require API keys even on a loopback address.
+    #[arg(long = "require-keys", env = "FLEET_REQUIRE_KEYS")]
+    require_keys: bool,
+    #[command(flatten)]
+    store: StoreConfig,
+    #[command(flatten)]
+    policy: PolicyConfig,
+    #[command(flatten)]
+    gateway: GatewayConfig,
+    #[command(flatten)]
+    worker: WorkerConfig,
+}
+
+#[derive(Debug, clap::Args)]
+struct GatewayArgs {
+    /// Address of the MCP endpoint (/mcp), health checks and gRPC API.
+    #[arg(long, env = "FLEET_LISTEN", default_value = "0.0.0.0:8788")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    store: StoreConfig,
+    #[command(flatten)]
+    policy: PolicyConfig,
+    #[command(flatten)]
+    gateway: GatewayConfig,
+}
+
+#[derive(Debug, clap::Args)]
+struct WorkerArgs {
+    /// Address of the worker's gRPC service and health checks.
+    #[arg(long, env = "FLEET_LISTEN", default_value = "0.0.0.0:7070")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    store: StoreConfig,
+    #[command(flatten)]
+    policy: PolicyConfig,
+    #[command(flatten)]
+    worker: WorkerConfig,
+}
+
+#[derive(Debug, clap::Args)]
+struct MigrateArgs {
+    #[command(flatten)]
+    store: StoreConfig,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum KeysCommand {
+    /// Create an API key for a tenant (created if new) and print it once.
+    Create {
+        /// The tenant's name.
+        #[arg(long, env = "FLEET_TENANT")]
+        tenant: String,
+        #[command(flatten)]
+        store: StoreConfig,
+    },
+}
+
+/// Logs go to stderr (stdout is for machine-readable output); `RUST_LOG` filters.
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn database_url(store: &StoreConfig) -> anyhow::Result<&str> {
+    store
+        .database_url
+        .as_deref()
+        .context("--database-url (or FLEET_DATABASE_URL) is required, e.g. postgres://user@host/db")
+}
+
+fn redis_url(store: &StoreConfig) -> anyhow::Result<&str> {
+    store
+        .redis_url
+        .as_deref()
+        .context("--redis-url (or FLEET_REDIS_URL) is required, e.g. redis://127.0.0.1:6379")
+}
+
+/// Cancels on Ctrl-C or SIGTERM.
+fn shutdown_token() -> CancellationToken {
+    let token = CancellationToken::new();
+    let t = token.clone();
+    tokio::spawn(async move {
+        let ctrl_c = tokio::signal::ctrl_c();
+        #[cfg(unix)]
+        {
+            let mut term =
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::error!(error = %e, "cannot listen for SIGTERM");
+                        let _ = ctrl_c.await;
+                        t.cancel();
+                        return;
+                    }
+                };
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = ctrl_c.await;
+        t.cancel();
+    });
+    token
+}
+
+async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))
+}
+
+/// Runs one subcommand to completion.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve(args).await,
+        Command::Gateway(args) => {
+            let store = open_store(database_url(&args.store)?)
+                .await
+                .context("opening the SQL store")?;
+            let routing = open_routing(redis_url(&args.store)?)
+                .await
+                .context("connecting to Redis")?;
+            let dispatcher = Dispatcher::new(
+                store.clone(),
+                routing,
+                args.policy.policy(),
+                args.store.session_ttl_ms(),
+            );
+            let gateway = Gateway {
+                dispatcher,
+                auth: Auth::Keys(store),
+                config: args.gateway,
+            };
+            fleet_gateway::run(bind(args.listen).await?, gateway, shutdown_token()).await
+        }
+        Command::Worker(args) => {
+            let store = open_store(database_url(&args.store)?)
+                .await
+                .context("opening the SQL store")?;
+            let routing = open_routing(redis_url(&args.store)?)
+                .await
+                .context("connecting to Redis")?;
+            let listener = bind(args.listen).await?;
+            let backends = Backends {
+                store,
+                routing,
+                session_ttl_ms: args.store.session_ttl_ms(),
+            };
+            let worker = Worker::new(
+                args.worker,
+                args.policy.policy(),
+                backends,
+                listener.local_addr()?,
+            )?;
+            fleet_worker::run(listener, worker, shutdown_token()).await
+        }
+        Command::Migrate(args) => {
+            open_store(database_url(&args.store)?)
+                .await
+                .context("applying migrations")?;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::Keys(KeysCommand::Create { tenant, store }) => {
+            if tenant.trim().is_empty() {
+                bail!("--tenant must not be empty");
+            }
+            let store = open_store(database_url(&store)?)
+                .await
+                .context("opening the SQL store")?;
+            let key = store.create_key(tenant.trim()).await?;
+            eprintln!(
+                "created a key for tenant {:?}; it is shown only this once:",
+                key.tenant.name
+            );
+            println!("{}", key.key);
+            Ok(())
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let url = match &args.store.database_url {
+        Some(u) => u.clone(),
+        None => {
+            std::fs::create_dir_all(&args.data_dir)
+                .with_context(|| format!("creating {}", args.data_dir.display()))?;
+            format!("sqlite://{}", args.data_dir.join("fleet.db").display())
+        }
+    };
+    let store = open_store(&url).await.context("opening the SQL store")?;
+    let routing = open_routing(args.store.redis_url.as_deref().unwrap_or("memory:")).await?;
+    let loopback = args.listen.ip().is_loopback();
+    let auth = if loopback && !args.require_keys {
+        Auth::Open(store.ensure_tenant("local").await?)
+    } else {
+        if store.key_count().await? == 0 {
+            bail!(
+                "refusing to listen on {} without API keys: anyone who can reach it could drive the browser. \
+                 Create a key first (`servo-fleet keys create --tenant NAME --database-url {url}`) or listen on 127.0.0.1",
+                args.listen
+            );
+        }
+        Auth::Keys(store.clone())
+    };
+    let gateway_listener = bind(args.listen).await?;
+    let worker_listener = bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+    let backends = Backends {
+        store: store.clone(),
+        routing: routing.clone(),
+        session_ttl_ms: args.store.session_ttl_ms(),
+    };
+    let policy = args.policy.policy();
+    let worker = Worker::new(
+        args.worker,
+        policy.clone(),
+        backends,
+        worker_listener.local_addr()?,
+    )?;
+    let dispatcher = Dispatcher::new(store, routing, policy, args.store.session_ttl_ms());
+    let gateway = Gateway {
+        dispatcher,
+        auth: auth.clone(),
+        config: args.gateway,
+    };
+    let shutdown = shutdown_token();
+    if matches!(auth, Auth::Open(_)) {
+        tracing::info!("serving open on loopback: no API key needed");
+    }
+    let w = tokio::spawn(fleet_worker::run(worker_listener, worker, shutdown.clone()));
+    let g = fleet_gateway::run(gateway_listener, gateway, shutdown.clone()).await;
+    shutdown.cancel();
+    let w = w.await.context("the worker task failed")?;
+    g.and(w)
+}

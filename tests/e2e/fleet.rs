@@ -1,0 +1,211 @@
+//! The whole path: MCP client → gateway → gRPC → two workers → engine, with
+//! routes in Redis and snapshots in Postgres.
+
+use base64::Engine as _;
+use serde_json::json;
+
+use crate::harness::{Fleet, call, first, fixtures, mcp};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sessions_spread_over_both_workers_and_later_calls_reach_the_same_worker() {
+    let fleet = Fleet::start(2).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+
+    let actions: Vec<_> = (0..4)
+        .map(|i| json!({"html": format!("<title>tab {i}</title><p>tab {i}</p>")}))
+        .collect();
+    let (out, _) = call(&client, "servo_navigate", json!({"actions": actions})).await;
+    assert_eq!(out["metadata"]["successfulCount"], 4, "{out:#}");
+    let ids: Vec<String> = (0..4)
+        .map(|i| {
+            out["responses"][i]["sessionID"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let mut owners = Vec::new();
+    for id in &ids {
+        owners.push(fleet.route(id).await);
+    }
+    let workers: std::collections::BTreeSet<_> = owners.iter().map(|(w, _)| w.clone()).collect();
+    assert_eq!(
+        workers.len(),
+        2,
+        "sessions did not land on both workers: {owners:?}"
+    );
+
+    for round in 0..3 {
+        let actions: Vec<_> = ids.iter().map(|id| json!({"sessionID": id})).collect();
+        let (out, _) = call(&client, "servo_inspect", json!({"actions": actions})).await;
+        assert_eq!(out["metadata"]["successfulCount"], 4, "{out:#}");
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(
+                out["responses"][i]["response"]["page"]["title"],
+                format!("tab {i}")
+            );
+            assert_eq!(
+                fleet.route(id).await,
+                owners[i],
+                "round {round}: session {id} moved"
+            );
+        }
+    }
+    let snapshots = fleet
+        .db
+        .query_count("SELECT COUNT(DISTINCT session_id) FROM session_snapshots")
+        .await;
+    assert_eq!(snapshots, 4, "every session is checkpointed in Postgres");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text() {
+    let site = fixtures().await;
+    let fleet = Fleet::start(2).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"url": format!("{site}/"), "width": 800, "height": 600}]}),
+    )
+    .await;
+    let r = first(&out);
+    assert_eq!(r["ok"], true, "{out:#}");
+    let id = r["sessionID"].as_str().unwrap().to_owned();
+    let page = &r["response"]["page"];
+    assert_eq!(page["url"], format!("{site}/"));
+    assert_eq!(page["title"], "Fixture Home (scripted)");
+    let text = page["text"].as_str().unwrap();
+    assert!(text.contains("Hello from the fixture"), "{text}");
+    assert!(
+        text.contains("Plain text with collapsed whitespace."),
+        "{text}"
+    );
+    assert!(
+        !text.contains("secret hidden text"),
+        "hidden text leaked: {text}"
+    );
+    let links = page["links"].as_array().unwrap();
+    assert_eq!(links[0]["href"], format!("{site}/about"));
+    assert_eq!(links[0]["text"], "About us");
+
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": "[document.title, 1 + 2, location.href]"}]}),
+    )
+    .await;
+    assert_eq!(
+        first(&out)["response"]["value"],
+        json!(["Fixture Home (scripted)", 3, format!("{site}/")]),
+        "{out:#}"
+    );
+
+    let (out, raw) = call(
+        &client,
+        "servo_screenshot",
+        json!({"actions": [{"sessionID": id}]}),
+    )
+    .await;
+    let r = first(&out);
+    assert_eq!(
+        (
+            r["response"]["width"].as_u64(),
+            r["response"]["height"].as_u64()
+        ),
+        (Some(800), Some(600)),
+        "{out:#}"
+    );
+    let image = raw
+        .content
+        .iter()
+        .find_map(|c| c.raw.as_image().map(|i| i.data.clone()))
+        .expect("a PNG image block");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(image)
+        .unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (800, 600));
+    // The 40px heading sits near the top left: it must have dark pixels there.
+    let channels = info.color_type.samples();
+    let dark = (20..80)
+        .flat_map(|y| (20..400).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = (y * 800 + x) * channels;
+            buf[p] < 100 && buf[p + 1] < 100 && buf[p + 2] < 100
+        })
+        .count();
+    assert!(dark > 200, "no heading text painted ({dark} dark pixels)");
+    let blank = (500..600)
+        .flat_map(|y| (700..800).map(move |x| (x, y)))
+        .all(|(x, y)| buf[(y * 800 + x) * channels] > 240);
+    assert!(blank, "the empty corner is not background");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_whose_route_is_lost_restores_its_storage_from_postgres() {
+    let fleet = Fleet::start(2).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let html = "<title>Notes</title><p>note page</p>";
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": html, "width": 1024, "height": 700}]}),
+    )
+    .await;
+    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let (out, _) = call(&client, "servo_evaluate", json!({"actions": [{"sessionID": id, "script": "localStorage.setItem('k', 'v1'); localStorage.getItem('k')"}]})).await;
+    assert_eq!(first(&out)["response"]["value"], "v1", "{out:#}");
+    let (_, epoch) = fleet.route(&id).await;
+
+    // Forget the route, as after a Redis flush: the next call must restore.
+    let mut conn = fleet.redis.clone();
+    let _: () = redis::cmd("DEL")
+        .arg(format!("route:{id}"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let (out, _) = call(&client, "servo_evaluate", json!({"actions": [{"sessionID": id, "script": "[localStorage.getItem('k'), document.title, innerWidth]"}]})).await;
+    assert_eq!(
+        first(&out)["response"]["value"],
+        json!(["v1", "Notes", 1024]),
+        "{out:#}"
+    );
+    let (_, new_epoch) = fleet.route(&id).await;
+    assert!(
+        new_epoch > epoch,
+        "the restore claimed a new epoch ({epoch} → {new_epoch})"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn session_status_reports_a_live_session() {
+    let fleet = Fleet::start(1).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": "<p>x</p>"}]}),
+    )
+    .await;
+    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let (out, _) = call(
+        &client,
+        "servo_session_status",
+        json!({"actions": [{"sessionID": id}]}),
+    )
+    .await;
+    let s = &first(&out)["response"];
+    assert_eq!(s["status"], "active", "{out:#}");
+    assert_eq!(s["runtimeAvailable"], true);
+    assert_eq!(s["resumable"], true);
+    assert!(s["expiresAt"].as_str().unwrap() > s["updatedAt"].as_str().unwrap());
+}

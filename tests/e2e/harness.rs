@@ -1,0 +1,378 @@
+//! Starts fleets for tests: a fresh Postgres database and Redis DB per fleet, the
+//! gateway and worker processes, a fixture web server, and MCP clients. Missing
+//! Postgres or Redis fails the test loudly; nothing is skipped.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::process::{Child, Command};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_servo-fleet");
+
+fn admin_url() -> String {
+    std::env::var("FLEET_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+fn redis_base() -> String {
+    std::env::var("FLEET_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// The engine compile cache shared by every process of the test run.
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("FLEET_ENGINE_CACHE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-test-engine-cache"))
+}
+
+/// A free loopback port (bound, read, released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Polls `check` until it returns Some or `deadline` passes.
+pub async fn wait_for<T, F, Fut>(what: &str, deadline: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let end = tokio::time::Instant::now() + deadline;
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            tokio::time::Instant::now() < end,
+            "timed out after {deadline:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+pub async fn http_ok(url: &str) -> bool {
+    matches!(reqwest::get(url).await, Ok(r) if r.status().is_success())
+}
+
+/// A fresh, empty Postgres database; dropped when the value is dropped.
+pub struct Database {
+    pub url: String,
+    name: String,
+}
+
+impl Database {
+    pub async fn create() -> Self {
+        let name = format!("fleet_e2e_{}", uuid::Uuid::new_v4().simple());
+        let admin = admin_url();
+        let mut conn = pg(&admin).await;
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("cannot create a test database through {admin}: {e}. Is PostgreSQL running? (`make services`)"));
+        let base = admin.rsplit_once('/').map(|(b, _)| b.to_owned()).unwrap();
+        Self {
+            url: format!("{base}/{name}"),
+            name,
+        }
+    }
+
+    pub async fn query_count(&self, sql: &'static str) -> i64 {
+        let mut conn = pg(&self.url).await;
+        let row: (i64,) = sqlx::query_as(sql).fetch_one(&mut conn).await.unwrap();
+        row.0
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        let (admin, name) = (admin_url(), self.name.clone());
+        // Best effort: a leftover database is harmless, so a failure is ignored.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                use sqlx::Connection as _;
+                if let Ok(mut c) = sqlx::postgres::PgConnection::connect(&admin).await {
+                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                    )))
+                    .execute(&mut c)
+                    .await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+async fn pg(url: &str) -> sqlx::postgres::PgConnection {
+    use sqlx::Connection as _;
+    sqlx::postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| {
+            panic!("cannot connect to PostgreSQL at {url}: {e}. Is it running? (`make services`)")
+        })
+}
+
+/// A Redis logical database of its own, flushed at the start.
+pub async fn fresh_redis() -> (String, redis::aio::MultiplexedConnection) {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    let db = NEXT.fetch_add(1, Ordering::SeqCst);
+    assert!(db < 16, "more concurrent fleets than Redis databases");
+    let url = format!("{}/{db}", redis_base());
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap_or_else(|e| {
+            panic!("cannot connect to Redis at {url}: {e}. Is it running? (`make services`)")
+        });
+    let _: () = redis::cmd("FLUSHDB").query_async(&mut conn).await.unwrap();
+    (url, conn)
+}
+
+/// A child process killed when dropped.
+pub struct Proc {
+    pub child: Child,
+    pub name: String,
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+pub fn spawn(name: &str, args: &[&str], env: &[(&str, &str)]) -> Proc {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env("FLEET_ENGINE_CACHE_DIR", cache_dir())
+        .env(
+            "RUST_LOG",
+            std::env::var("FLEET_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    Proc {
+        child: cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}")),
+        name: name.into(),
+    }
+}
+
+/// Runs the CLI to completion and returns (success, stdout, stderr).
+pub async fn run_cli(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A gateway, workers, and the stores behind them.
+pub struct Fleet {
+    pub db: Database,
+    pub redis: redis::aio::MultiplexedConnection,
+    pub gateway: String,
+    pub workers: Vec<(String, Proc)>,
+    _gateway: Proc,
+}
+
+impl Fleet {
+    /// Starts a gateway and `n` workers that may reach loopback fixtures.
+    pub async fn start(n: usize) -> Fleet {
+        let db = Database::create().await;
+        let (redis_url, redis) = fresh_redis().await;
+        let (ok, out, err) = run_cli(&["migrate", "--database-url", &db.url]).await;
+        assert!(ok, "migrate failed: {out}{err}");
+        let mut workers = Vec::new();
+        for i in 0..n {
+            let port = free_port().to_string();
+            let id = format!("worker-{i}");
+            let listen = format!("127.0.0.1:{port}");
+            let p = spawn(
+                &id,
+                &[
+                    "worker",
+                    "--listen",
+                    &listen,
+                    "--worker-id",
+                    &id,
+                    "--heartbeat-secs",
+                    "1",
+                ],
+                &[
+                    ("FLEET_DATABASE_URL", &db.url),
+                    ("FLEET_REDIS_URL", &redis_url),
+                    ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+                ],
+            );
+            workers.push((id, p));
+        }
+        let gport = free_port();
+        let glisten = format!("127.0.0.1:{gport}");
+        let gateway = spawn(
+            "gateway",
+            &["gateway", "--listen", &glisten],
+            &[
+                ("FLEET_DATABASE_URL", &db.url),
+                ("FLEET_REDIS_URL", &redis_url),
+                ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+            ],
+        );
+        let base = format!("http://{glisten}");
+        let ready = format!("{base}/readyz");
+        wait_for(
+            "the gateway to be ready",
+            Duration::from_secs(60),
+            || async { http_ok(&ready).await.then_some(()) },
+        )
+        .await;
+        // The first worker compiles the engine (once per machine); allow for it.
+        wait_for("every worker to register", Duration::from_secs(600), || {
+            let mut conn = redis.clone();
+            async move {
+                let n_live: usize = redis::cmd("ZCOUNT")
+                    .arg("workers")
+                    .arg(fleet_now_ms())
+                    .arg("+inf")
+                    .query_async(&mut conn)
+                    .await
+                    .ok()?;
+                (n_live == n).then_some(())
+            }
+        })
+        .await;
+        Fleet {
+            db,
+            redis,
+            gateway: base,
+            workers,
+            _gateway: gateway,
+        }
+    }
+
+    pub async fn key(&self, tenant: &str) -> String {
+        let (ok, out, err) = run_cli(&[
+            "keys",
+            "create",
+            "--tenant",
+            tenant,
+            "--database-url",
+            &self.db.url,
+        ])
+        .await;
+        assert!(ok, "keys create failed: {err}");
+        out.trim().to_owned()
+    }
+
+    /// The worker that owns a session now, and its epoch.
+    pub async fn route(&self, session: &str) -> (String, u64) {
+        let mut conn = self.redis.clone();
+        let (w, e): (Option<String>, Option<u64>) = redis::cmd("HMGET")
+            .arg(format!("route:{session}"))
+            .arg("worker")
+            .arg("epoch")
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        (w.unwrap_or_default(), e.unwrap_or_default())
+    }
+}
+
+fn fleet_now_ms() -> i64 {
+    i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+}
+
+pub type Client = RunningService<rmcp::RoleClient, ()>;
+
+/// An rmcp client on `base`/mcp, with a bearer key if given.
+pub async fn mcp(base: &str, key: Option<&str>) -> Client {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"));
+    if let Some(k) = key {
+        config = config.auth_header(k.to_owned());
+    }
+    let transport = StreamableHttpClientTransport::from_config(config);
+    ().serve(transport)
+        .await
+        .expect("MCP client could not connect")
+}
+
+/// Calls a tool; returns the structured content and the raw result.
+pub async fn call(client: &Client, tool: &str, args: Value) -> (Value, CallToolResult) {
+    let params = CallToolRequestParams::new(tool.to_owned())
+        .with_arguments(args.as_object().cloned().unwrap());
+    let result = client
+        .call_tool(params)
+        .await
+        .unwrap_or_else(|e| panic!("{tool} failed at the protocol level: {e}"));
+    (
+        result.structured_content.clone().unwrap_or(json!(null)),
+        result,
+    )
+}
+
+/// A loopback web server with the test pages; returns its base URL.
+pub async fn fixtures() -> String {
+    use axum::response::Html;
+    use axum::routing::get;
+    let app = axum::Router::new()
+        .route(
+            "/",
+            get(|| async {
+                Html(
+                    r#"<!doctype html><html><head><title>Fixture Home</title>
+<style>body{font-family:sans-serif;margin:20px} h1{font-size:40px;color:#111} .box{display:flex;gap:10px}</style></head>
+<body><h1>Hello from the fixture</h1>
+<p>Plain   text    with
+   collapsed whitespace.</p>
+<div style="display:none">secret hidden text</div>
+<div class="box"><a href="/about">About us</a> <a href="https://example.com/x">Elsewhere</a></div>
+<script>document.title = document.title + " (scripted)";</script>
+</body></html>"#,
+                )
+            }),
+        )
+        .route("/about", get(|| async { Html("<html><head><title>About</title></head><body><p>About page</p></body></html>") }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// The first response entry of a call.
+pub fn first(v: &Value) -> &Value {
+    &v["responses"][0]
+}

@@ -1,0 +1,10 @@
+//! End-to-end tests: real `servo-fleet` processes (a Postgres-backed gateway, two
+//! workers, or one `serve` process), real Postgres and Redis, a real MCP client
+//! over HTTP, and pages served from a loopback fixture server.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod auth;
+mod bad_input;
+mod fleet;
+mod harness;
+mod serve;
