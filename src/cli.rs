@@ -3,7 +3,6 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};

@@ -122,7 +122,7 @@ async fn loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text() {
     let image = raw
         .content
         .iter()
-        .find_map(|c| c.raw.as_image().map(|i| i.data.clone()))
+        .find_map(|c| c.as_image().map(|i| i.data.clone()))
         .expect("a PNG image block");
     let png = base64::engine::general_purpose::STANDARD
         .decode(image)
@@ -208,4 +208,77 @@ async fn session_status_reports_a_live_session() {
     assert_eq!(s["runtimeAvailable"], true);
     assert_eq!(s["resumable"], true);
     assert!(s["expiresAt"].as_str().unwrap() > s["updatedAt"].as_str().unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runaway_script_ends_at_its_deadline_and_a_memory_bomb_fails_only_its_session() {
+    let mut fleet = Fleet::start(1).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": "<title>kept</title>"}, {"html": "<title>bystander</title>"}]}),
+    )
+    .await;
+    let id = out["responses"][0]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bystander = out["responses"][1]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let started = std::time::Instant::now();
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": "while (true) {}", "maxDurationMs": 500}]}),
+    )
+    .await;
+    let r = first(&out);
+    assert_eq!(r["code"], "TIMEOUT", "{out:#}");
+    assert!(r["error"].as_str().unwrap().contains("500 ms"), "{out:#}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "the deadline did not stop the loop"
+    );
+    // The interrupted tab is rebuilt from its last checkpoint on the next call.
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": "document.title"}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["response"]["value"], "kept", "{out:#}");
+
+    let bomb = "let a = []; while (true) { a.push(new Array(1 << 20).fill(7)); }";
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": bomb, "maxDurationMs": 15000}]}),
+    )
+    .await;
+    let r = first(&out);
+    assert_eq!(r["ok"], false, "{out:#}");
+    assert!(
+        r["error"].as_str().unwrap().contains("memory"),
+        "the memory bomb should fail on the session's memory cap: {out:#}"
+    );
+    assert!(
+        fleet.workers[0].1.child.try_wait().unwrap().is_none(),
+        "the worker died"
+    );
+    let (out, _) = call(
+        &client,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": bystander}]}),
+    )
+    .await;
+    assert_eq!(
+        first(&out)["response"]["page"]["title"],
+        "bystander",
+        "{out:#}"
+    );
 }

@@ -148,7 +148,6 @@ pub async fn fresh_redis() -> (String, redis::aio::MultiplexedConnection) {
 /// A child process killed when dropped.
 pub struct Proc {
     pub child: Child,
-    pub name: String,
 }
 
 impl Drop for Proc {
@@ -176,7 +175,6 @@ pub fn spawn(name: &str, args: &[&str], env: &[(&str, &str)]) -> Proc {
         child: cmd
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}")),
-        name: name.into(),
     }
 }
 
@@ -231,6 +229,7 @@ impl Fleet {
                     ("FLEET_DATABASE_URL", &db.url),
                     ("FLEET_REDIS_URL", &redis_url),
                     ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+                    ("FLEET_SESSION_MEMORY_MB", "256"),
                 ],
             );
             workers.push((id, p));

@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use blitz_dom::{BaseDocument, DocumentConfig, StyleThreading};
+use blitz_dom::{BaseDocument, DocumentConfig, NodeId, StyleThreading};
 use blitz_html::{HtmlDocument, HtmlProvider};
 use blitz_traits::net::http::StatusCode;
 use blitz_traits::shell::{ColorScheme, Viewport};
@@ -28,6 +28,11 @@ const DEFAULT_VIEWPORT: (u32, u32) = (1280, 720);
 const MAX_VIEWPORT_SIDE: u32 = 4096;
 /// Cap on the visible text returned by `inspect` (characters).
 pub(crate) const MAX_TEXT_CHARS: usize = 20_000;
+/// Deepest element nesting kept, as in Blink's HTML parser: deeper content is
+/// flattened into the element at this depth. Layout and painting recurse once
+/// per level, and wasm code has a bounded native stack; without a cap a page of
+/// a few thousand nested `<div>`s would crash the tab.
+const MAX_DOM_DEPTH: usize = 50;
 /// A style/layout pass can start new fetches (e.g. CSS background images) whose
 /// results only apply on the next pass; this bounds the repeat passes.
 const MAX_RESOLVE_PASSES: usize = 4;
@@ -129,10 +134,61 @@ fn build_document(
     } else {
         HtmlDocument::from_html(html, config).into_inner()
     };
+    let root = doc.root_node().id;
+    limit_depth(&mut doc, root);
     // Subresources requested while parsing have already completed (the import
     // is synchronous); apply them now so nothing stays render-blocking.
     doc.handle_messages();
     doc
+}
+
+/// Flatten the subtree at `start` so that no node is deeper than
+/// [`MAX_DOM_DEPTH`]: the descendants of a node at that depth become its
+/// children, in document order.
+pub(crate) fn limit_depth(doc: &mut BaseDocument, start: NodeId) {
+    let mut depth = 0;
+    let mut current = doc.get_node(start).and_then(|n| n.parent);
+    while let Some(id) = current {
+        depth += 1;
+        current = doc.get_node(id).and_then(|n| n.parent);
+    }
+    let mut anchors = Vec::new();
+    let mut stack = vec![(start, depth)];
+    while let Some((id, depth)) = stack.pop() {
+        let Some(node) = doc.get_node(id) else {
+            continue;
+        };
+        if depth >= MAX_DOM_DEPTH {
+            let has_grandchildren = node
+                .children
+                .iter()
+                .any(|c| doc.get_node(*c).is_some_and(|c| !c.children.is_empty()));
+            if has_grandchildren {
+                anchors.push(id);
+            }
+            continue;
+        }
+        stack.extend(node.children.iter().map(|c| (*c, depth + 1)));
+    }
+    for anchor in anchors {
+        let mut descendants = Vec::new();
+        let mut stack: Vec<NodeId> = doc
+            .get_node(anchor)
+            .map(|n| n.children.iter().rev().copied().collect())
+            .unwrap_or_default();
+        while let Some(id) = stack.pop() {
+            descendants.push(id);
+            if let Some(node) = doc.get_node(id) {
+                stack.extend(node.children.iter().rev().copied());
+            }
+        }
+        let mut mutator = doc.mutate();
+        // Detach bottom-up, so each removal sees a node without children.
+        for id in descendants.iter().rev() {
+            mutator.remove_node(*id);
+        }
+        mutator.append_children(anchor, &descendants);
+    }
 }
 
 /// Set the viewport used for layout and screenshots (clamped to 1..=4096).

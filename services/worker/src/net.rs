@@ -145,34 +145,34 @@ impl Fetcher {
             }
             let resp = builder.send().await.map_err(describe)?;
             let status = resp.status();
-            if status.is_redirection() {
-                if let Some(loc) = resp.headers().get(reqwest::header::LOCATION) {
-                    let loc = loc
-                        .to_str()
-                        .map_err(|_| Refused("a redirect had an unreadable Location".into()))?;
-                    let next = url
-                        .join(loc)
-                        .map_err(|e| Refused(format!("a redirect to {loc:?} is not a URL: {e}")))?;
-                    if next.origin() != url.origin() {
-                        // Credentials meant for one origin never follow a redirect to another.
-                        headers.retain(|(k, _)| {
-                            !matches!(
-                                k.to_ascii_lowercase().as_str(),
-                                "authorization" | "cookie" | "proxy-authorization"
-                            )
-                        });
-                    }
-                    if status == reqwest::StatusCode::SEE_OTHER
-                        || ((status == reqwest::StatusCode::MOVED_PERMANENTLY
-                            || status == reqwest::StatusCode::FOUND)
-                            && method == reqwest::Method::POST)
-                    {
-                        method = reqwest::Method::GET;
-                        body = None;
-                    }
-                    url = next;
-                    continue;
+            if status.is_redirection()
+                && let Some(loc) = resp.headers().get(reqwest::header::LOCATION)
+            {
+                let loc = loc
+                    .to_str()
+                    .map_err(|_| Refused("a redirect had an unreadable Location".into()))?;
+                let next = url
+                    .join(loc)
+                    .map_err(|e| Refused(format!("a redirect to {loc:?} is not a URL: {e}")))?;
+                if next.origin() != url.origin() {
+                    // Credentials meant for one origin never follow a redirect to another.
+                    headers.retain(|(k, _)| {
+                        !matches!(
+                            k.to_ascii_lowercase().as_str(),
+                            "authorization" | "cookie" | "proxy-authorization"
+                        )
+                    });
                 }
+                if status == reqwest::StatusCode::SEE_OTHER
+                    || ((status == reqwest::StatusCode::MOVED_PERMANENTLY
+                        || status == reqwest::StatusCode::FOUND)
+                        && method == reqwest::Method::POST)
+                {
+                    method = reqwest::Method::GET;
+                    body = None;
+                }
+                url = next;
+                continue;
             }
             let final_url = resp.url().to_string();
             let headers = resp
@@ -240,5 +240,103 @@ mod tests {
         };
         let err = f.fetch(req, Duration::from_secs(5)).await.unwrap_err();
         assert!(err.0.contains("refused by the network policy"), "{err}");
+    }
+
+    async fn serve(app: axum::Router) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        format!("http://{addr}")
+    }
+
+    fn get(url: String) -> FetchRequest {
+        FetchRequest {
+            method: "GET".into(),
+            url,
+            headers: vec![],
+            body: None,
+        }
+    }
+
+    fn loopback_fetcher(max_body: usize) -> Fetcher {
+        Fetcher::new(
+            NetPolicy {
+                allow_private: vec!["127.0.0.0/8".parse().unwrap()],
+            },
+            max_body,
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_body_at_the_limit_is_read_and_one_byte_more_is_refused() {
+        use axum::routing::get as route;
+        let app = axum::Router::new()
+            .route("/at", route(|| async { vec![b'a'; 1000] }))
+            .route("/over", route(|| async { vec![b'a'; 1001] }));
+        let base = serve(app).await;
+        let f = loopback_fetcher(1000);
+        let ok = f
+            .fetch(get(format!("{base}/at")), Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(ok.body.len(), 1000);
+        let err = f
+            .fetch(get(format!("{base}/over")), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(err.0.contains("exceeds the limit of 1000 bytes"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn every_redirect_hop_is_checked_against_the_policy() {
+        use axum::response::Redirect;
+        use axum::routing::get as route;
+        let app = axum::Router::new()
+            .route(
+                "/to-private",
+                route(|| async { Redirect::temporary("http://10.0.0.1/admin") }),
+            )
+            .route(
+                "/to-file",
+                route(|| async { Redirect::temporary("file:///etc/passwd") }),
+            )
+            .route("/hop", route(|| async { Redirect::to("/end") }))
+            .route("/end", route(|| async { "landed" }));
+        let base = serve(app).await;
+        let f = loopback_fetcher(1 << 20);
+        let err = f
+            .fetch(get(format!("{base}/to-private")), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(err.0.contains("10.0.0.1"), "{err}");
+        let err = f
+            .fetch(get(format!("{base}/to-file")), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(err.0.contains("only http and https"), "{err}");
+        let ok = f
+            .fetch(get(format!("{base}/hop")), Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(
+            (ok.url, ok.body),
+            (format!("{base}/end"), b"landed".to_vec())
+        );
+    }
+
+    #[tokio::test]
+    async fn connect_and_trace_are_refused() {
+        let f = loopback_fetcher(1024);
+        for m in ["CONNECT", "TRACE", "TRACK"] {
+            let req = FetchRequest {
+                method: m.into(),
+                url: "http://127.0.0.1:9/".into(),
+                headers: vec![],
+                body: None,
+            };
+            let err = f.fetch(req, Duration::from_secs(5)).await.unwrap_err();
+            assert!(err.0.contains("not allowed"), "{m}: {err}");
+        }
     }
 }

@@ -237,14 +237,14 @@ impl Sessions {
         let result = execute(tab, kind, budget).await;
         // Checkpoint whatever the outcome, unless the instance is gone: a failed
         // action may still have changed state the agent will expect to find.
-        if !tab.poisoned() {
-            if let Err(f) = self.checkpoint(&req.session_id, req.epoch, tab).await {
-                if f.code == ErrorCode::Unavailable {
-                    drop(slot);
-                    self.drop_slot(&req.session_id);
-                }
-                return Err(f);
+        if !tab.poisoned()
+            && let Err(f) = self.checkpoint(&req.session_id, req.epoch, tab).await
+        {
+            if f.code == ErrorCode::Unavailable {
+                drop(slot);
+                self.drop_slot(&req.session_id);
             }
+            return Err(f);
         }
         result
     }

@@ -32,7 +32,7 @@ const BOOTSTRAP: &str = include_str!("bootstrap.js");
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
 /// QuickJS's own stack limit; below the guest's 8 MiB stack (see build.rs) so
 /// deep recursion is a `RangeError`, not a trap.
-const MAX_STACK: usize = 4 * 1024 * 1024;
+const MAX_STACK: usize = 32 * 1024;
 /// Time one page script (or one timer callback) may run.
 const SCRIPT_BUDGET: Duration = Duration::from_secs(5);
 /// Time all of a page's scripts, load events and timers may take together.

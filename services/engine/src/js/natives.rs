@@ -325,6 +325,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         with_doc(&ctx, |doc| {
             if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
                 doc.mutate().set_inner_html(id, &html);
+                tab::limit_depth(doc, id);
             }
             Ok(())
         })
