@@ -10,8 +10,13 @@ export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR
 run: deps
 	cargo run --release -- serve
 
-test: deps services
+test: deps services tests/clients/ts/node_modules
 	cargo test --no-fail-fast
+
+# The official MCP TypeScript SDK, for the test that drives the gateway with it.
+tests/clients/ts/node_modules: tests/clients/ts/package-lock.json
+	cd tests/clients/ts && npm ci --no-audit --no-fund
+	touch $@
 
 deps:
 	./scripts/setup.sh

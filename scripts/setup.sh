@@ -10,6 +10,8 @@ missing=()
 command -v clang-16 >/dev/null || missing+=(clang-16)
 command -v llvm-ar-16 >/dev/null || missing+=(llvm-16)
 [ -f /usr/lib/wasm32-wasi/libc.a ] || missing+=(wasi-libc)
+command -v node >/dev/null || missing+=(nodejs)   # the MCP TypeScript SDK test client
+command -v npm >/dev/null || missing+=(npm)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $sudo apt-get update -qq

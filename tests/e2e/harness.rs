@@ -198,6 +198,7 @@ pub struct Fleet {
     pub db: Database,
     pub redis: redis::aio::MultiplexedConnection,
     pub gateway: String,
+    /// Each worker's listen address and process.
     pub workers: Vec<(String, Proc)>,
     _gateway: Proc,
 }
@@ -214,6 +215,7 @@ impl Fleet {
             let port = free_port().to_string();
             let id = format!("worker-{i}");
             let listen = format!("127.0.0.1:{port}");
+            let addr = listen.clone();
             let p = spawn(
                 &id,
                 &[
@@ -232,7 +234,7 @@ impl Fleet {
                     ("FLEET_SESSION_MEMORY_MB", "256"),
                 ],
             );
-            workers.push((id, p));
+            workers.push((addr, p));
         }
         let gport = free_port();
         let glisten = format!("127.0.0.1:{gport}");

@@ -6,5 +6,7 @@
 mod auth;
 mod bad_input;
 mod fleet;
+mod grpc;
 mod harness;
 mod serve;
+mod ts_client;

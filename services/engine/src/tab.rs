@@ -29,10 +29,11 @@ const MAX_VIEWPORT_SIDE: u32 = 4096;
 /// Cap on the visible text returned by `inspect` (characters).
 pub(crate) const MAX_TEXT_CHARS: usize = 20_000;
 /// Deepest element nesting kept, as in Blink's HTML parser: deeper content is
-/// flattened into the element at this depth. Layout and painting recurse once
-/// per level, and wasm code has a bounded native stack; without a cap a page of
-/// a few thousand nested `<div>`s would crash the tab.
-const MAX_DOM_DEPTH: usize = 50;
+/// flattened into the element at this depth. Style, layout and paint recurse
+/// once per level at ≈7 KiB of the host's native wasm stack each, so 512 levels
+/// need ≈3.5 MiB (the host must allow ≥ 8 MiB, see `js::MAX_STACK`); without a
+/// cap a page of a few thousand nested `<div>`s would crash the tab.
+const MAX_DOM_DEPTH: usize = 512;
 /// A style/layout pass can start new fetches (e.g. CSS background images) whose
 /// results only apply on the next pass; this bounds the repeat passes.
 const MAX_RESOLVE_PASSES: usize = 4;

@@ -20,7 +20,11 @@ pub enum Auth {
     Keys(Arc<dyn SessionStore>),
 }
 
-fn unauthorized(reason: &'static str) -> Response {
+fn unauthorized(grpc: bool, reason: &'static str) -> Response {
+    if grpc {
+        // gRPC clients read the status from trailers-only responses, not HTTP 401.
+        return tonic::Status::unauthenticated(reason).into_http::<axum::body::Body>();
+    }
     let body = serde_json::json!({"error": format!("unauthorized: {reason}")}).to_string();
     let mut resp = (StatusCode::UNAUTHORIZED, body).into_response();
     resp.headers_mut()
@@ -37,6 +41,10 @@ pub async fn authenticate(State(auth): State<Auth>, mut req: Request, next: Next
     let tenant = match &auth {
         Auth::Open(t) => t.clone(),
         Auth::Keys(store) => {
+            let grpc = req
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
             let key = req
                 .headers()
                 .get(header::AUTHORIZATION)
@@ -47,11 +55,11 @@ pub async fn authenticate(State(auth): State<Auth>, mut req: Request, next: Next
                 })
                 .map(str::trim);
             let Some(key) = key.filter(|k| !k.is_empty()) else {
-                return unauthorized("an API key is required (authorization: Bearer <key>)");
+                return unauthorized(grpc, "an API key is required (authorization: Bearer <key>)");
             };
             match store.tenant_for_key(key).await {
                 Ok(Some(t)) => t,
-                Ok(None) => return unauthorized("the API key is not valid"),
+                Ok(None) => return unauthorized(grpc, "the API key is not valid"),
                 Err(e) => {
                     tracing::error!(error = %e, "key lookup failed");
                     return (

@@ -26,7 +26,7 @@ async fn main() -> anyhow::Result<()> {
     let t = Instant::now();
     let host = EngineHost::new(
         HostConfig {
-            capacity: 4,
+            capacity: 32,
             memory_cap: 512 << 20,
             cache_dir: cache,
         },
@@ -96,5 +96,41 @@ async fn main() -> anyhow::Result<()> {
     }
     let snap = tab.snapshot(budget).await?;
     println!("snapshot: {} bytes", snap.len());
+
+    // Resident memory per live session: hold N tabs with the page loaded.
+    const N: usize = 20;
+    let before = rss_kib();
+    let mut tabs = Vec::new();
+    for _ in 0..N {
+        let mut t = host
+            .new_tab(Viewport {
+                width: 1280,
+                height: 720,
+            })
+            .await?;
+        let src = if target.starts_with("http") {
+            Source::Url(target.clone())
+        } else {
+            Source::Html(std::fs::read_to_string(target)?)
+        };
+        t.load(src, budget).await?;
+        tabs.push(t);
+    }
+    let after = rss_kib();
+    eprintln!(
+        "RSS {before} KiB -> {after} KiB with {N} live tabs: {} KiB per session",
+        (after - before) / N as i64
+    );
     Ok(())
+}
+
+fn rss_kib() -> i64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
 }

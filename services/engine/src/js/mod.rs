@@ -8,7 +8,8 @@
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
 //! its budget gets an uncatchable exception, so `while (true) {}` costs the tab
-//! seconds, not its life. Timers run on a virtual clock, drained after the
+//! seconds, not its life (the budgets are below the host's call deadlines, which
+//! would poison the whole instance). Timers run on a virtual clock, drained after the
 //! page's scripts and while `evaluate` awaits a promise.
 
 mod natives;
@@ -30,15 +31,19 @@ use crate::{charset, inspect, net, tab};
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
 /// Heap limit of one realm.
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
-/// QuickJS's own stack limit; below the guest's 8 MiB stack (see build.rs) so
-/// deep recursion is a `RangeError`, not a trap.
-const MAX_STACK: usize = 32 * 1024;
+/// QuickJS's stack limit, measured on the guest's shadow stack (linear memory).
+/// QuickJS compiles this check out on WASI; `tools/wasi-sdk/bin/clang` turns it
+/// back on, so runaway recursion is a catchable `RangeError` instead of a trap
+/// that kills the instance. 1 MiB is ≈3,800 plain JS frames (≈1,000 through
+/// builtins such as `Array.prototype.map`), which costs at most ≈2–3 MiB of the
+/// host's native wasm stack: the host must allow ≥ 8 MiB (`max_wasm_stack`).
+const MAX_STACK: usize = 1024 * 1024;
 /// Time one page script (or one timer callback) may run.
-const SCRIPT_BUDGET: Duration = Duration::from_secs(5);
+const SCRIPT_BUDGET: Duration = Duration::from_secs(4);
 /// Time all of a page's scripts, load events and timers may take together.
-const LOAD_BUDGET: Duration = Duration::from_secs(15);
+const LOAD_BUDGET: Duration = Duration::from_secs(8);
 /// Time one `evaluate` may take, including awaiting its promise.
-const EVAL_BUDGET: Duration = Duration::from_secs(10);
+const EVAL_BUDGET: Duration = Duration::from_secs(8);
 /// Virtual milliseconds of timers run after load (`setTimeout(f, 500)` runs,
 /// a 10 s poll does not).
 const LOAD_TIMER_HORIZON_MS: f64 = 1_000.0;

@@ -1,0 +1,99 @@
+//! The typed twin of the MCP tools: `fleet.v1.Browser` on the gateway's port, with
+//! the same auth; and the workers' gRPC health service.
+
+use fleet_proto::v1::{self as pb, browser_client::BrowserClient};
+use tonic::metadata::MetadataValue;
+
+use crate::harness::{Fleet, http_ok};
+
+fn navigate(html: &str) -> pb::BrowserAction {
+    pb::BrowserAction {
+        session_id: String::new(),
+        viewport: Some(pb::Viewport {
+            width: 640,
+            height: 480,
+        }),
+        action: Some(pb::Action {
+            kind: Some(pb::action::Kind::Navigate(pb::Navigate {
+                target: Some(pb::navigate::Target::Html(html.into())),
+            })),
+            max_duration_ms: 0,
+        }),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_grpc_browser_api_needs_a_key_and_runs_actions() {
+    let fleet = Fleet::start(1).await;
+    let key = fleet.key("grpc").await;
+    let channel = tonic::transport::Channel::from_shared(fleet.gateway.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+
+    let mut anonymous = BrowserClient::new(channel.clone());
+    let err = anonymous
+        .execute(pb::ExecuteRequest {
+            actions: vec![navigate("<title>x</title>")],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), tonic::Code::Unauthenticated, "{err}");
+
+    let bearer: MetadataValue<_> = format!("Bearer {key}").parse().unwrap();
+    let mut client = BrowserClient::with_interceptor(channel, move |mut req: tonic::Request<()>| {
+        req.metadata_mut().insert("authorization", bearer.clone());
+        Ok(req)
+    });
+    let resp = client
+        .execute(pb::ExecuteRequest {
+            actions: vec![navigate("<title>typed</title><p>over gRPC</p>")],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.metadata.unwrap().successful_count, 1);
+    let Some(pb::action_response::Outcome::Output(out)) = &resp.responses[0].outcome else {
+        panic!("no output: {resp:?}");
+    };
+    let Some(pb::action_output::Kind::Page(page)) = &out.kind else {
+        panic!("no page: {out:?}")
+    };
+    assert_eq!(page.title, "typed");
+    assert!(page.text.contains("over gRPC"));
+
+    let err = client
+        .execute(pb::ExecuteRequest { actions: vec![] })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), tonic::Code::InvalidArgument);
+    assert!(err.message().contains("1 to 20"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn workers_and_the_gateway_answer_health_checks() {
+    let fleet = Fleet::start(1).await;
+    assert!(http_ok(&format!("{}/healthz", fleet.gateway)).await);
+    assert!(http_ok(&format!("{}/readyz", fleet.gateway)).await);
+    let worker = format!("http://{}", fleet.workers[0].0);
+    assert!(http_ok(&format!("{worker}/healthz")).await);
+    assert!(http_ok(&format!("{worker}/readyz")).await);
+    let channel = tonic::transport::Channel::from_shared(worker)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
+    let status = health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "fleet.v1.Worker".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        status.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+}
