@@ -3,11 +3,12 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};
 use fleet_policy::PolicyConfig;
-use fleet_store::{StoreConfig, open_routing, open_store};
+use fleet_store::{Routing, SessionStore, StoreConfig, open_routing, open_store};
 use fleet_worker::{Backends, Worker, WorkerConfig};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -128,6 +129,19 @@ fn redis_url(store: &StoreConfig) -> anyhow::Result<&str> {
         .context("--redis-url (or FLEET_REDIS_URL) is required, e.g. redis://127.0.0.1:6379")
 }
 
+/// The stores of a fleet member: Postgres and Redis, both required.
+async fn open_fleet_stores(
+    config: &StoreConfig,
+) -> anyhow::Result<(Arc<dyn SessionStore>, Arc<dyn Routing>)> {
+    let store = open_store(database_url(config)?)
+        .await
+        .context("opening the SQL store")?;
+    let routing = open_routing(redis_url(config)?)
+        .await
+        .context("connecting to Redis")?;
+    Ok((store, routing))
+}
+
 /// Cancels on Ctrl-C or SIGTERM.
 fn shutdown_token() -> CancellationToken {
     let token = CancellationToken::new();
@@ -169,12 +183,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(args).await,
         Command::Gateway(args) => {
-            let store = open_store(database_url(&args.store)?)
-                .await
-                .context("opening the SQL store")?;
-            let routing = open_routing(redis_url(&args.store)?)
-                .await
-                .context("connecting to Redis")?;
+            let (store, routing) = open_fleet_stores(&args.store).await?;
             let dispatcher = Dispatcher::new(
                 store.clone(),
                 routing,
@@ -189,12 +198,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             fleet_gateway::run(bind(args.listen).await?, gateway, shutdown_token()).await
         }
         Command::Worker(args) => {
-            let store = open_store(database_url(&args.store)?)
-                .await
-                .context("opening the SQL store")?;
-            let routing = open_routing(redis_url(&args.store)?)
-                .await
-                .context("connecting to Redis")?;
+            let (store, routing) = open_fleet_stores(&args.store).await?;
             let listener = bind(args.listen).await?;
             let backends = Backends {
                 store,

@@ -62,13 +62,15 @@ async fn main() -> anyhow::Result<()> {
             height: 720,
         })
         .await?;
-    let src = if target.starts_with("http") {
-        Source::Url(target.clone())
-    } else {
-        Source::Html(std::fs::read_to_string(target)?)
+    let source = || -> anyhow::Result<Source> {
+        Ok(if target.starts_with("http") {
+            Source::Url(target.clone())
+        } else {
+            Source::Html(std::fs::read_to_string(target)?)
+        })
     };
     let t = Instant::now();
-    let summary = tab.load(src, budget).await?;
+    let summary = tab.load(source()?, budget).await?;
     eprintln!("load {:?}", t.elapsed());
     println!(
         "url: {}\ntitle: {}\nload_error: {:?}",
@@ -108,12 +110,7 @@ async fn main() -> anyhow::Result<()> {
                 height: 720,
             })
             .await?;
-        let src = if target.starts_with("http") {
-            Source::Url(target.clone())
-        } else {
-            Source::Html(std::fs::read_to_string(target)?)
-        };
-        t.load(src, budget).await?;
+        t.load(source()?, budget).await?;
         tabs.push(t);
     }
     let after = rss_kib();
