@@ -206,6 +206,11 @@ pub struct Fleet {
 impl Fleet {
     /// Starts a gateway and `n` workers that may reach loopback fixtures.
     pub async fn start(n: usize) -> Fleet {
+        Self::start_with(n, &[]).await
+    }
+
+    /// As [`Fleet::start`], with extra environment for the workers.
+    pub async fn start_with(n: usize, worker_env: &[(&str, &str)]) -> Fleet {
         let db = Database::create().await;
         let (redis_url, redis) = fresh_redis().await;
         let (ok, out, err) = run_cli(&["migrate", "--database-url", &db.url]).await;
@@ -228,11 +233,15 @@ impl Fleet {
                     "1",
                 ],
                 &[
-                    ("FLEET_DATABASE_URL", &db.url),
-                    ("FLEET_REDIS_URL", &redis_url),
-                    ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
-                    ("FLEET_SESSION_MEMORY_MB", "256"),
-                ],
+                    &[
+                        ("FLEET_DATABASE_URL", db.url.as_str()),
+                        ("FLEET_REDIS_URL", redis_url.as_str()),
+                        ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+                        ("FLEET_SESSION_MEMORY_MB", "256"),
+                    ],
+                    worker_env,
+                ]
+                .concat(),
             );
             workers.push((addr, p));
         }

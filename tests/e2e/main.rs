@@ -8,5 +8,6 @@ mod bad_input;
 mod fleet;
 mod grpc;
 mod harness;
+mod lifecycle;
 mod serve;
 mod ts_client;

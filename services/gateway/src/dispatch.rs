@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use fleet_policy::{NetPolicy, check_form, check_resolved};
+use fleet_proto::REFUSED_MARKER;
 use fleet_proto::v1::{
     self as pb, ActionError, ActionOutput, ActionResponse, BrowserAction, ErrorCode,
     ExecuteResponse, Metadata, action::Kind, action_output, action_response::Outcome, run_response,
@@ -345,18 +346,15 @@ impl Dispatcher {
             .claim(id, &worker.id, 0)
             .await
             .map_err(store_fail)?;
-        self.call_worker(
-            worker,
-            pb::RunRequest {
-                session_id: id.to_owned(),
-                tenant_id: tenant.id.clone(),
-                epoch: route.epoch,
-                create: true,
-                viewport: Some(viewport),
-                action: Some(action),
-            },
-        )
-        .await
+        let req = pb::RunRequest {
+            session_id: id.to_owned(),
+            tenant_id: tenant.id.clone(),
+            epoch: route.epoch,
+            create: true,
+            viewport: Some(viewport),
+            action: Some(action),
+        };
+        self.send(workers, worker.clone(), 0, req).await
     }
 
     async fn existing_run(
@@ -402,18 +400,57 @@ impl Dispatcher {
                 (w, r.epoch)
             }
         };
-        self.call_worker(
-            &worker,
-            pb::RunRequest {
-                session_id: id.to_owned(),
-                tenant_id: tenant.id.clone(),
-                epoch,
-                create: false,
-                viewport: None,
-                action: Some(action),
-            },
-        )
-        .await
+        let req = pb::RunRequest {
+            session_id: id.to_owned(),
+            tenant_id: tenant.id.clone(),
+            epoch,
+            create: false,
+            viewport: None,
+            action: Some(action),
+        };
+        self.send(workers, worker, row.epoch, req).await
+    }
+
+    /// Sends a run to `worker`. When the worker provably did not run it — it
+    /// refused (not the owner, draining, full) or could not be connected to — the
+    /// session is claimed on another worker and the run sent there, once. A call
+    /// that may have executed is never retried.
+    async fn send(
+        &self,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        worker: WorkerInfo,
+        floor: u64,
+        req: pb::RunRequest,
+    ) -> Result<ActionOutput, ActionError> {
+        match self.call_worker(&worker, req.clone()).await {
+            Ok(answer) => return answer,
+            Err(NotRun) => {
+                tracing::info!(worker = %worker.id, session = %req.session_id, "worker did not take the call; retrying elsewhere");
+                exclude(workers, &worker.id);
+            }
+        }
+        let other = take_worker(workers).ok_or_else(|| {
+            fail(
+                ErrorCode::Unavailable,
+                "no worker could take the session; try again shortly",
+            )
+        })?;
+        let route = self
+            .routing
+            .claim(&req.session_id, &other.id, floor)
+            .await
+            .map_err(store_fail)?;
+        let retry = pb::RunRequest {
+            epoch: route.epoch,
+            ..req
+        };
+        match self.call_worker(&other, retry).await {
+            Ok(answer) => answer,
+            Err(NotRun) => Err(fail(
+                ErrorCode::Unavailable,
+                "no worker could take the session; try again shortly",
+            )),
+        }
     }
 
     fn channel(&self, worker: &WorkerInfo) -> Result<Channel, ActionError> {
@@ -438,23 +475,61 @@ impl Dispatcher {
         &self,
         worker: &WorkerInfo,
         req: pb::RunRequest,
-    ) -> Result<ActionOutput, ActionError> {
-        let mut client = WorkerClient::new(self.channel(worker)?)
+    ) -> Result<Result<ActionOutput, ActionError>, NotRun> {
+        let channel = match self.channel(worker) {
+            Ok(c) => c,
+            Err(_) => return Err(NotRun),
+        };
+        let mut client = WorkerClient::new(channel)
             .max_decoding_message_size(64 << 20)
             .max_encoding_message_size(64 << 20);
-        let resp = client.run(req).await.map_err(|s| {
-            tracing::warn!(worker = %worker.id, status = %s, "worker call failed");
-            fail(
-                ErrorCode::Unavailable,
-                "the session's worker could not be reached; try again",
-            )
-        })?;
-        match resp.into_inner().outcome {
+        let resp = match client.run(req).await {
+            Ok(r) => r,
+            Err(s) if never_ran(&s) => return Err(NotRun),
+            Err(s) => {
+                tracing::warn!(worker = %worker.id, status = %s, "worker call failed");
+                return Ok(Err(fail(
+                    ErrorCode::Unavailable,
+                    "the session's worker failed during the call; its last checkpoint is kept, try again",
+                )));
+            }
+        };
+        Ok(match resp.into_inner().outcome {
             Some(run_response::Outcome::Output(o)) => Ok(o),
             Some(run_response::Outcome::Error(e)) => Err(e),
             None => Err(fail(ErrorCode::Internal, "the worker sent an empty answer")),
-        }
+        })
     }
+}
+
+/// A worker provably did not run a call.
+struct NotRun;
+
+/// Whether a failed worker call certainly did not execute: the worker refused it
+/// with the marker, or the connection was never made.
+fn never_ran(status: &tonic::Status) -> bool {
+    if status.metadata().get(REFUSED_MARKER).is_some() {
+        return true;
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(status);
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotConnected
+            )
+        {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// Keeps a worker that failed this call from being picked again in it.
+fn exclude(workers: &Mutex<Vec<WorkerInfo>>, id: &str) {
+    let mut ws = workers.lock().unwrap_or_else(|p| p.into_inner());
+    ws.retain(|w| w.id != id);
 }
 
 fn store_fail(e: fleet_store::StoreError) -> ActionError {

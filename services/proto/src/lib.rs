@@ -9,3 +9,8 @@
 pub mod v1 {
     tonic::include_proto!("fleet.v1");
 }
+
+/// gRPC metadata key a worker sets on an `UNAVAILABLE` refusal of `Worker.Run` that
+/// guarantees the action did not run (not the owner, draining, full), so the
+/// gateway may send it to another worker.
+pub const REFUSED_MARKER: &str = "fleet-refused";

@@ -30,6 +30,20 @@ pub struct WorkerConfig {
     #[arg(long = "max-response-bytes", env = "FLEET_MAX_RESPONSE_BYTES", default_value_t = 8 * 1024 * 1024)]
     pub max_response_bytes: usize,
 
+    /// Seconds a session may stay unused in memory before it is checkpointed,
+    /// evicted and its route released (its next call restores it anywhere).
+    #[arg(
+        long = "idle-ttl-secs",
+        env = "FLEET_IDLE_TTL_SECS",
+        default_value_t = 60
+    )]
+    pub idle_ttl_secs: u64,
+
+    /// On SIGTERM, seconds to let calls in flight finish and release every
+    /// session before exiting anyway.
+    #[arg(long = "drain-secs", env = "FLEET_DRAIN_SECS", default_value_t = 25)]
+    pub drain_secs: u64,
+
     /// Directory for the compiled engine (compiled once per machine and version).
     #[arg(long = "engine-cache-dir", env = "FLEET_ENGINE_CACHE_DIR")]
     pub engine_cache_dir: Option<PathBuf>,

@@ -132,7 +132,11 @@ impl EngineHost {
             .max_core_instance_size(4 << 20)
             .max_component_instance_size(4 << 20);
         let mut wc = Config::new();
-        wc.epoch_interruption(true)
+        // Deep DOMs and recursive scripts need far more native stack than
+        // wasmtime's 512 KiB default; the async (fiber) stack must exceed it.
+        wc.max_wasm_stack(16 << 20)
+            .async_stack_size(17 << 20)
+            .epoch_interruption(true)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
             .memory_init_cow(true);
         let engine = Engine::new(&wc).map_err(anyhow::Error::from)?;

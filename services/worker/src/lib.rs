@@ -109,13 +109,18 @@ impl Worker {
         .add_service(health_svc)
         .into_axum_router();
         let backends = self.backends.clone();
+        let sessions = self.sessions.clone();
         axum::Router::new()
             .route("/healthz", get(|| async { "ok" }))
             .route(
                 "/readyz",
                 get(move || {
                     let b = backends.clone();
+                    let draining = sessions.draining();
                     async move {
+                        if draining {
+                            return (http::StatusCode::SERVICE_UNAVAILABLE, "draining");
+                        }
                         match (b.store.ping().await, b.routing.ping().await) {
                             (Ok(()), Ok(())) => (http::StatusCode::OK, "ready"),
                             _ => (
@@ -130,19 +135,24 @@ impl Worker {
     }
 }
 
-/// Serves a worker on `listener` until `shutdown`: heartbeats into the registry,
-/// and on shutdown releases its sessions' routes and deregisters.
+/// Serves a worker on `listener` until `shutdown`: heartbeats into the registry and
+/// evicts idle sessions while it runs; on shutdown it drains — reports not-ready,
+/// leaves the registry, lets calls in flight finish, releases every session's
+/// route — within `drain_secs`, then stops serving.
 pub async fn run(
     listener: TcpListener,
     worker: Worker,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let router = worker.router().await;
+    let stopped = CancellationToken::new();
     let beat = {
         let worker = worker.clone();
-        let shutdown = shutdown.clone();
+        let stopped = stopped.clone();
         let every = Duration::from_secs(worker.config.heartbeat_secs.max(1));
+        let idle = Duration::from_secs(worker.config.idle_ttl_secs.max(1));
         tokio::spawn(async move {
+            let mut last_sweep = tokio::time::Instant::now();
             loop {
                 if let Err(e) = worker
                     .backends
@@ -152,28 +162,55 @@ pub async fn run(
                 {
                     tracing::warn!(error = %e, "heartbeat failed");
                 }
+                if last_sweep.elapsed() >= idle / 4 {
+                    last_sweep = tokio::time::Instant::now();
+                    worker.sessions.evict_idle(idle).await;
+                }
                 tokio::select! {
-                    () = shutdown.cancelled() => break,
-                    () = tokio::time::sleep(every) => {}
+                    () = stopped.cancelled() => break,
+                    () = tokio::time::sleep(every.min(idle / 4)) => {}
                 }
             }
         })
     };
     tracing::info!(addr = %listener.local_addr()?, worker = %worker.sessions.worker_id(), "worker listening");
-    let stop = shutdown.clone();
+    let drain = {
+        let worker = worker.clone();
+        let stopped = stopped.clone();
+        tokio::spawn(async move {
+            shutdown.cancelled().await;
+            tracing::info!("draining");
+            stopped.cancel();
+            if let Err(e) = worker
+                .backends
+                .routing
+                .deregister(worker.sessions.worker_id())
+                .await
+            {
+                tracing::warn!(error = %e, "could not deregister");
+            }
+            let bound = Duration::from_secs(worker.config.drain_secs);
+            if tokio::time::timeout(bound, worker.sessions.drain())
+                .await
+                .is_err()
+            {
+                tracing::warn!(
+                    secs = bound.as_secs(),
+                    "drain bound reached; exiting with calls in flight"
+                );
+            }
+        })
+    };
+    let serve_until = {
+        let drain_done = drain;
+        async move {
+            let _ = drain_done.await;
+        }
+    };
     axum::serve(listener, router)
-        .with_graceful_shutdown(async move { stop.cancelled().await })
+        .with_graceful_shutdown(serve_until)
         .await
         .context("serving the worker")?;
     beat.abort();
-    worker.sessions.release_all().await;
-    if let Err(e) = worker
-        .backends
-        .routing
-        .deregister(worker.sessions.worker_id())
-        .await
-    {
-        tracing::warn!(error = %e, "could not deregister");
-    }
     Ok(())
 }

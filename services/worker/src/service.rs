@@ -1,12 +1,13 @@
 //! The tonic `fleet.v1.Worker` service over [`Sessions`].
 
+use fleet_proto::REFUSED_MARKER;
 use fleet_proto::v1::{
     RunRequest, RunResponse, WorkerInfoRequest, WorkerInfoResponse, run_response,
     worker_server::Worker,
 };
 use tonic::{Request, Response, Status};
 
-use crate::sessions::Sessions;
+use crate::sessions::{RunError, Sessions};
 
 /// The gRPC face of a worker.
 #[derive(Clone)]
@@ -30,7 +31,17 @@ impl Worker for WorkerService {
         }
         let outcome = match self.sessions.run(req).await {
             Ok(output) => run_response::Outcome::Output(output),
-            Err(failure) => run_response::Outcome::Error(failure.into_proto()),
+            Err(RunError::Failed(failure)) => run_response::Outcome::Error(failure.into_proto()),
+            Err(RunError::Refused(reason)) => {
+                // Nothing ran: the marker tells the gateway it may send the call
+                // to another worker.
+                let mut status = Status::unavailable(reason);
+                status.metadata_mut().insert(
+                    REFUSED_MARKER,
+                    tonic::metadata::MetadataValue::from_static("1"),
+                );
+                return Err(status);
+            }
         };
         Ok(Response::new(RunResponse {
             outcome: Some(outcome),

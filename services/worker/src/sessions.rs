@@ -4,8 +4,9 @@
 //! action under its deadline, checkpoints the tab to the store, then answers.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fleet_proto::v1::{
     self as pb, ActionError, ActionOutput, ErrorCode, action::Kind, action_output,
@@ -24,6 +25,10 @@ const HOUSEKEEPING: Duration = Duration::from_secs(10);
 struct Slot {
     tab: Option<Tab>,
     epoch: u64,
+    last_used: Instant,
+    /// Set when the slot left the map (evicted, drained): a caller that was
+    /// waiting on its lock must fetch the session's current slot instead.
+    gone: bool,
 }
 
 /// Everything a session needs from the worker.
@@ -40,6 +45,29 @@ struct Inner {
     routing: Arc<dyn Routing>,
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Slot>>>>,
     session_ttl_ms: i64,
+    draining: AtomicBool,
+}
+
+/// Why a call did not run.
+#[derive(Debug)]
+pub enum RunError {
+    /// Refused before anything ran (not the owner, draining, at capacity): the
+    /// gateway may safely send it to another worker.
+    Refused(String),
+    /// Ran, or may have run, and failed: the agent sees this.
+    Failed(Failure),
+}
+
+impl From<Failure> for RunError {
+    fn from(f: Failure) -> Self {
+        Self::Failed(f)
+    }
+}
+
+impl From<TabError> for RunError {
+    fn from(e: TabError) -> Self {
+        Self::Failed(e.into())
+    }
 }
 
 /// A failed call, with the code the agent sees.
@@ -135,6 +163,7 @@ impl Sessions {
                 routing,
                 slots: Mutex::new(HashMap::new()),
                 session_ttl_ms,
+                draining: AtomicBool::new(false),
             }),
         }
     }
@@ -161,20 +190,22 @@ impl Sessions {
         self.inner.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn slot(&self, session_id: &str) -> Result<Arc<tokio::sync::Mutex<Slot>>, Failure> {
+    fn slot(&self, session_id: &str) -> Result<Arc<tokio::sync::Mutex<Slot>>, RunError> {
         let mut slots = self.lock_slots();
         if let Some(slot) = slots.get(session_id) {
             return Ok(slot.clone());
         }
+        if self.draining() {
+            return Err(RunError::Refused("this worker is draining".into()));
+        }
         if u32::try_from(slots.len()).unwrap_or(u32::MAX) >= self.inner.capacity {
-            return Err(Failure::new(
-                ErrorCode::Unavailable,
-                "this worker is at capacity",
-            ));
+            return Err(RunError::Refused("this worker is at capacity".into()));
         }
         let slot = Arc::new(tokio::sync::Mutex::new(Slot {
             tab: None,
             epoch: 0,
+            last_used: Instant::now(),
+            gone: false,
         }));
         slots.insert(session_id.to_owned(), slot.clone());
         Ok(slot)
@@ -185,7 +216,7 @@ impl Sessions {
     }
 
     /// Runs one action of one session.
-    pub async fn run(&self, mut req: pb::RunRequest) -> Result<ActionOutput, Failure> {
+    pub async fn run(&self, mut req: pb::RunRequest) -> Result<ActionOutput, RunError> {
         let action = req
             .action
             .take()
@@ -209,16 +240,18 @@ impl Sessions {
         match route {
             Some(r) if r.worker == self.inner.worker_id && r.epoch == req.epoch => {}
             _ => {
-                self.drop_slot(&req.session_id);
-                return Err(Failure::new(
-                    ErrorCode::Unavailable,
-                    "this worker does not own the session at that epoch; retry the call",
+                return Err(RunError::Refused(
+                    "this worker does not own the session at that epoch".into(),
                 ));
             }
         }
 
-        let slot = self.slot(&req.session_id)?;
-        let mut slot = slot.lock().await;
+        let mut slot = loop {
+            let slot = self.slot(&req.session_id)?.lock_owned().await;
+            if !slot.gone {
+                break slot;
+            }
+        };
         if slot.epoch != req.epoch {
             // A newer claim (or a first one): whatever was in memory is from an older
             // ownership and may be behind the store.
@@ -227,11 +260,14 @@ impl Sessions {
         }
         if slot.tab.as_ref().is_none_or(Tab::poisoned) {
             slot.tab = None;
+            if self.draining() {
+                return Err(RunError::Refused("this worker is draining".into()));
+            }
             let tab = self.open_tab(&req).await?;
             slot.tab = Some(tab);
         }
         let Some(tab) = slot.tab.as_mut() else {
-            return Err(Failure::new(ErrorCode::Internal, "the session has no tab"));
+            return Err(Failure::new(ErrorCode::Internal, "the session has no tab").into());
         };
 
         let result = execute(tab, kind, budget).await;
@@ -241,12 +277,15 @@ impl Sessions {
             && let Err(f) = self.checkpoint(&req.session_id, req.epoch, tab).await
         {
             if f.code == ErrorCode::Unavailable {
+                slot.gone = true;
+                slot.tab = None;
                 drop(slot);
                 self.drop_slot(&req.session_id);
             }
-            return Err(f);
+            return Err(f.into());
         }
-        result
+        slot.last_used = Instant::now();
+        result.map_err(RunError::Failed)
     }
 
     async fn open_tab(&self, req: &pb::RunRequest) -> Result<Tab, Failure> {
@@ -321,20 +360,62 @@ impl Sessions {
             .map_err(store_failure)
     }
 
-    /// Releases the routes of every live session (on shutdown): their last
-    /// checkpoint is in the store, so their next call restores them elsewhere.
-    pub async fn release_all(&self) {
-        let slots: Vec<(String, Arc<tokio::sync::Mutex<Slot>>)> =
-            self.lock_slots().drain().collect();
-        for (id, slot) in slots {
-            let epoch = slot.lock().await.epoch;
-            if let Err(e) = self
-                .inner
-                .routing
-                .release(&id, &self.inner.worker_id, epoch)
-                .await
-            {
-                tracing::warn!(session = %id, error = %e, "could not release the route");
+    /// Whether the worker is draining.
+    pub fn draining(&self) -> bool {
+        self.inner.draining.load(Ordering::SeqCst)
+    }
+
+    /// Takes a slot out of service: its last checkpoint is in the store, so the
+    /// session's next call restores it wherever the gateway routes it.
+    async fn retire(&self, id: &str, slot: &mut Slot) {
+        slot.gone = true;
+        slot.tab = None;
+        {
+            let mut slots = self.lock_slots();
+            slots.remove(id);
+        }
+        if let Err(e) = self
+            .inner
+            .routing
+            .release(id, &self.inner.worker_id, slot.epoch)
+            .await
+        {
+            tracing::warn!(session = %id, error = %e, "could not release the route");
+        }
+    }
+
+    fn all_slots(&self) -> Vec<(String, Arc<tokio::sync::Mutex<Slot>>)> {
+        self.lock_slots()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// Evicts sessions unused for `idle`; a session busy now is left alone.
+    /// Returns how many were evicted.
+    pub async fn evict_idle(&self, idle: Duration) -> usize {
+        let mut evicted = 0;
+        for (id, slot) in self.all_slots() {
+            let Ok(mut slot) = slot.try_lock() else {
+                continue;
+            };
+            if !slot.gone && slot.last_used.elapsed() >= idle {
+                self.retire(&id, &mut slot).await;
+                evicted += 1;
+                tracing::debug!(session = %id, "evicted idle session");
+            }
+        }
+        evicted
+    }
+
+    /// Drains the worker: refuses new sessions from now on, lets calls in flight
+    /// finish (each slot's lock waits for its call), then retires every session.
+    pub async fn drain(&self) {
+        self.inner.draining.store(true, Ordering::SeqCst);
+        for (id, slot) in self.all_slots() {
+            let mut slot = slot.lock().await;
+            if !slot.gone {
+                self.retire(&id, &mut slot).await;
             }
         }
     }
