@@ -5,7 +5,6 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
@@ -88,6 +87,10 @@ impl Database {
         }
     }
 
+    pub async fn connect(&self) -> sqlx::postgres::PgConnection {
+        pg(&self.url).await
+    }
+
     pub async fn query_count(&self, sql: &'static str) -> i64 {
         let mut conn = pg(&self.url).await;
         let row: (i64,) = sqlx::query_as(sql).fetch_one(&mut conn).await.unwrap();
@@ -128,11 +131,33 @@ async fn pg(url: &str) -> sqlx::postgres::PgConnection {
         })
 }
 
+/// Logical Redis databases the e2e fleets take turns on (0 is left alone, 15 is
+/// the store crate's); a fleet holds one for its lifetime.
+static FREE_DBS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+static DBS_INIT: std::sync::Once = std::sync::Once::new();
+
+/// A Redis database held by one fleet; handed back when dropped.
+pub struct RedisDb(u32);
+
+impl Drop for RedisDb {
+    fn drop(&mut self) {
+        FREE_DBS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(self.0);
+    }
+}
+
 /// A Redis logical database of its own, flushed at the start.
-pub async fn fresh_redis() -> (String, redis::aio::MultiplexedConnection) {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    let db = NEXT.fetch_add(1, Ordering::SeqCst);
-    assert!(db < 16, "more concurrent fleets than Redis databases");
+pub async fn fresh_redis() -> (String, redis::aio::MultiplexedConnection, RedisDb) {
+    DBS_INIT.call_once(|| FREE_DBS.lock().unwrap().extend(1..15));
+    let db = wait_for(
+        "a free Redis database",
+        Duration::from_secs(600),
+        || async { FREE_DBS.lock().unwrap_or_else(|p| p.into_inner()).pop() },
+    )
+    .await;
+    let guard = RedisDb(db);
     let url = format!("{}/{db}", redis_base());
     let client = redis::Client::open(url.as_str()).unwrap();
     let mut conn = client
@@ -142,7 +167,7 @@ pub async fn fresh_redis() -> (String, redis::aio::MultiplexedConnection) {
             panic!("cannot connect to Redis at {url}: {e}. Is it running? (`make services`)")
         });
     let _: () = redis::cmd("FLUSHDB").query_async(&mut conn).await.unwrap();
-    (url, conn)
+    (url, conn, guard)
 }
 
 /// A child process killed when dropped.
@@ -197,10 +222,13 @@ pub async fn run_cli(args: &[&str]) -> (bool, String, String) {
 pub struct Fleet {
     pub db: Database,
     pub redis: redis::aio::MultiplexedConnection,
+    pub redis_url: String,
     pub gateway: String,
     /// Each worker's listen address and process.
     pub workers: Vec<(String, Proc)>,
     _gateway: Proc,
+    // Last, so the processes above are gone before the database is handed on.
+    _redis_db: RedisDb,
 }
 
 impl Fleet {
@@ -212,7 +240,7 @@ impl Fleet {
     /// As [`Fleet::start`], with extra environment for the workers.
     pub async fn start_with(n: usize, worker_env: &[(&str, &str)]) -> Fleet {
         let db = Database::create().await;
-        let (redis_url, redis) = fresh_redis().await;
+        let (redis_url, redis, redis_db) = fresh_redis().await;
         let (ok, out, err) = run_cli(&["migrate", "--database-url", &db.url]).await;
         assert!(ok, "migrate failed: {out}{err}");
         let mut workers = Vec::new();
@@ -245,46 +273,16 @@ impl Fleet {
             );
             workers.push((addr, p));
         }
-        let gport = free_port();
-        let glisten = format!("127.0.0.1:{gport}");
-        let gateway = spawn(
-            "gateway",
-            &["gateway", "--listen", &glisten],
-            &[
-                ("FLEET_DATABASE_URL", &db.url),
-                ("FLEET_REDIS_URL", &redis_url),
-                ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
-            ],
-        );
-        let base = format!("http://{glisten}");
-        let ready = format!("{base}/readyz");
-        wait_for(
-            "the gateway to be ready",
-            Duration::from_secs(60),
-            || async { http_ok(&ready).await.then_some(()) },
-        )
-        .await;
-        // The first worker compiles the engine (once per machine); allow for it.
-        wait_for("every worker to register", Duration::from_secs(600), || {
-            let mut conn = redis.clone();
-            async move {
-                let n_live: usize = redis::cmd("ZCOUNT")
-                    .arg("workers")
-                    .arg(fleet_now_ms())
-                    .arg("+inf")
-                    .query_async(&mut conn)
-                    .await
-                    .ok()?;
-                (n_live == n).then_some(())
-            }
-        })
-        .await;
+        let (base, gateway) = start_gateway(&db.url, &redis_url).await;
+        wait_for_workers(&redis, n).await;
         Fleet {
             db,
             redis,
+            redis_url,
             gateway: base,
             workers,
             _gateway: gateway,
+            _redis_db: redis_db,
         }
     }
 
@@ -314,6 +312,48 @@ impl Fleet {
             .unwrap();
         (w.unwrap_or_default(), e.unwrap_or_default())
     }
+}
+
+/// Starts a gateway on the given stores and waits until it is ready.
+pub async fn start_gateway(database_url: &str, redis_url: &str) -> (String, Proc) {
+    let listen = format!("127.0.0.1:{}", free_port());
+    let gateway = spawn(
+        "gateway",
+        &["gateway", "--listen", &listen],
+        &[
+            ("FLEET_DATABASE_URL", database_url),
+            ("FLEET_REDIS_URL", redis_url),
+            ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+        ],
+    );
+    let base = format!("http://{listen}");
+    let ready = format!("{base}/readyz");
+    wait_for(
+        "the gateway to be ready",
+        Duration::from_secs(60),
+        || async { http_ok(&ready).await.then_some(()) },
+    )
+    .await;
+    (base, gateway)
+}
+
+/// Waits until `n` workers are in the registry.
+pub async fn wait_for_workers(redis: &redis::aio::MultiplexedConnection, n: usize) {
+    // The first worker compiles the engine (once per machine); allow for it.
+    wait_for("every worker to register", Duration::from_secs(600), || {
+        let mut conn = redis.clone();
+        async move {
+            let n_live: usize = redis::cmd("ZCOUNT")
+                .arg("workers")
+                .arg(fleet_now_ms())
+                .arg("+inf")
+                .query_async(&mut conn)
+                .await
+                .ok()?;
+            (n_live == n).then_some(())
+        }
+    })
+    .await;
 }
 
 fn fleet_now_ms() -> i64 {

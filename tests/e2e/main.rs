@@ -10,4 +10,5 @@ mod grpc;
 mod harness;
 mod lifecycle;
 mod serve;
+mod sessions;
 mod ts_client;

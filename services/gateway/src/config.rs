@@ -21,4 +21,13 @@ pub struct GatewayConfig {
         default_value_t = 60
     )]
     pub request_timeout_secs: u64,
+
+    /// Seconds between sweeps that delete expired sessions with everything
+    /// stored for them (every gateway sweeps; the deletes are idempotent).
+    #[arg(
+        long = "expiry-sweep-secs",
+        env = "FLEET_EXPIRY_SWEEP_SECS",
+        default_value_t = 300
+    )]
+    pub expiry_sweep_secs: u64,
 }

@@ -13,7 +13,7 @@ use fleet_proto::v1::{
     ExecuteResponse, Metadata, action::Kind, action_output, action_response::Outcome, run_response,
     worker_client::WorkerClient,
 };
-use fleet_store::{Routing, SessionRow, SessionStore, Tenant, WorkerInfo};
+use fleet_store::{Routing, SessionRow, SessionStore, Tenant, WorkerInfo, now_millis};
 use tonic::transport::Channel;
 
 use crate::error::GatewayError;
@@ -32,6 +32,10 @@ pub const WIDTH: std::ops::RangeInclusive<u32> = 320..=1920;
 pub const HEIGHT: std::ops::RangeInclusive<u32> = 240..=1600;
 /// Per-action time budget bounds, ms (0 = the default, 10 s).
 pub const DURATION_MS: std::ops::RangeInclusive<u32> = 100..=15_000;
+/// Most sessions one list returns.
+pub const MAX_LIST: u32 = 500;
+/// Sessions a list returns when no limit is given.
+pub const DEFAULT_LIST: u32 = 100;
 /// Viewport of a new session unless the action chooses one.
 pub const DEFAULT_VIEWPORT: pb::Viewport = pb::Viewport {
     width: 1280,
@@ -143,10 +147,10 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
                     ));
                 }
             }
-            Some(Kind::Status(_)) => {
+            Some(Kind::Status(_) | Kind::Close(_)) => {
                 if a.session_id.is_empty() {
                     return invalid(format!(
-                        "actions[{i}].sessionID is required to report a session's status"
+                        "actions[{i}].sessionID is required: it names the session to report on or close"
                     ));
                 }
             }
@@ -365,8 +369,9 @@ impl Dispatcher {
         action: pb::Action,
     ) -> Result<ActionOutput, ActionError> {
         let row = match self.store.session(id).await.map_err(store_fail)? {
-            // Another tenant's session is indistinguishable from a missing one.
-            Some(row) if row.tenant_id == tenant.id && row.status != "closed" => row,
+            // Another tenant's session, or an expired one not swept yet, is
+            // indistinguishable from a missing one.
+            Some(row) if row.tenant_id == tenant.id && !row.expired(now_millis()) => row,
             _ => {
                 return Err(fail(
                     ErrorCode::SessionNotFound,
@@ -379,8 +384,16 @@ impl Dispatcher {
             let ws = workers.lock().unwrap_or_else(|p| p.into_inner());
             ws.iter().find(|w| w.id == r.worker).cloned()
         });
-        if matches!(action.kind, Some(Kind::Status(_))) {
-            return Ok(status(&row, live.is_some()));
+        match action.kind {
+            Some(Kind::Status(_)) => return Ok(status(&row, live.is_some())),
+            Some(Kind::Close(_)) => return self.close(tenant, id).await,
+            _ => {}
+        }
+        if row.status == "failed" {
+            return Err(fail(
+                ErrorCode::EngineFailed,
+                format!("session {id} failed and cannot be used: {}", row.failure),
+            ));
         }
         let (worker, epoch) = match (live, route) {
             (Some(w), Some(r)) => (w, r.epoch),
@@ -409,6 +422,59 @@ impl Dispatcher {
             action: Some(action),
         };
         self.send(workers, worker, row.epoch, req).await
+    }
+
+    /// Deletes a session with everything stored for it. Its route goes too, so a
+    /// worker still holding it is refused by fencing and drops it when idle.
+    async fn close(&self, tenant: &Tenant, id: &str) -> Result<ActionOutput, ActionError> {
+        if !self
+            .store
+            .delete_session(id, &tenant.id)
+            .await
+            .map_err(store_fail)?
+        {
+            return Err(fail(
+                ErrorCode::SessionNotFound,
+                format!("session {id} was not found"),
+            ));
+        }
+        self.routing.forget(id).await.map_err(store_fail)?;
+        Ok(ActionOutput {
+            kind: Some(action_output::Kind::Closed(pb::Closed { closed: true })),
+        })
+    }
+
+    /// The tenant's unexpired sessions, most recently used first.
+    pub async fn list(
+        &self,
+        tenant: &Tenant,
+        limit: u32,
+    ) -> Result<pb::ListSessionsResponse, GatewayError> {
+        if limit > MAX_LIST {
+            return Err(GatewayError::Invalid(format!(
+                "limit must be 1 to {MAX_LIST}; got {limit}"
+            )));
+        }
+        let limit = if limit == 0 { DEFAULT_LIST } else { limit };
+        let rows = self.store.list_sessions(&tenant.id, limit).await?;
+        Ok(pb::ListSessionsResponse {
+            sessions: rows
+                .into_iter()
+                .map(|r| pb::SessionSummary {
+                    session_id: r.id,
+                    url: r.url,
+                    title: r.title,
+                    status: r.status,
+                    updated_at: rfc3339(r.updated_at),
+                    expires_at: rfc3339(r.expires_at),
+                })
+                .collect(),
+        })
+    }
+
+    /// Deletes expired sessions; run periodically by every gateway (idempotent).
+    pub async fn sweep_expired(&self) -> Result<u64, GatewayError> {
+        Ok(self.store.delete_expired().await?)
     }
 
     /// Sends a run to `worker`. When the worker provably did not run it — it
@@ -554,6 +620,10 @@ fn status(row: &SessionRow, runtime_available: bool) -> ActionOutput {
             expires_at: rfc3339(row.expires_at),
             runtime_available,
             resumable: row.status == "active",
+            failure: (!row.failure.is_empty()).then(|| row.failure.clone()),
+            // A restore reloads the page and reapplies stored state; these live
+            // only in a running engine.
+            not_restored: vec!["jsHeap".into(), "history".into()],
         })),
     }
 }

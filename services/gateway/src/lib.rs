@@ -124,15 +124,36 @@ impl Gateway {
     }
 }
 
-/// Serves `gateway` on `listener` until `shutdown`.
+/// Serves `gateway` on `listener` until `shutdown`, sweeping expired sessions
+/// meanwhile.
 pub async fn run(
     listener: TcpListener,
     gateway: Gateway,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "gateway listening");
-    axum::serve(listener, gateway.router())
+    let sweeper = {
+        let dispatcher = gateway.dispatcher.clone();
+        let every = Duration::from_secs(gateway.config.expiry_sweep_secs.max(1));
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            loop {
+                match dispatcher.sweep_expired().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(sessions = n, "deleted expired sessions"),
+                    Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
+                }
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    () = tokio::time::sleep(every) => {}
+                }
+            }
+        })
+    };
+    let served = axum::serve(listener, gateway.router())
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await
-        .context("serving the gateway")
+        .context("serving the gateway");
+    sweeper.abort();
+    served
 }

@@ -36,16 +36,26 @@ enum ToolKind {
     Evaluate,
     Screenshot,
     Status,
+    Close,
 }
 
+/// The one tool outside the actions envelope.
+const LIST_TOOL: &str = "servo_session_list";
+
 impl ToolKind {
-    const ALL: [ToolKind; 5] = [
+    const ALL: [ToolKind; 6] = [
         Self::Navigate,
         Self::Inspect,
         Self::Evaluate,
         Self::Screenshot,
         Self::Status,
+        Self::Close,
     ];
+
+    /// Tools that act on existing sessions only (no viewport fields).
+    fn existing_only(self) -> bool {
+        matches!(self, Self::Status | Self::Close)
+    }
 
     fn name(self) -> &'static str {
         match self {
@@ -54,6 +64,7 @@ impl ToolKind {
             Self::Evaluate => "servo_evaluate",
             Self::Screenshot => "servo_screenshot",
             Self::Status => "servo_session_status",
+            Self::Close => "servo_session_close",
         }
     }
 
@@ -76,7 +87,10 @@ impl ToolKind {
                 "Take a PNG screenshot of each tab's viewport; images are returned as image content blocks in action order."
             }
             Self::Status => {
-                "Report a session's lifecycle state: status, updatedAt, expiresAt, runtimeAvailable, resumable."
+                "Report a session's lifecycle state: status, updatedAt, expiresAt, runtimeAvailable, resumable, and what a restore does not bring back."
+            }
+            Self::Close => {
+                "Close sessions: delete each tab and everything stored for it (snapshot, storage). Later calls with its sessionID get SESSION_NOT_FOUND."
             }
         }
     }
@@ -103,7 +117,7 @@ impl ToolKind {
                 json!({"maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}}),
                 vec![],
             ),
-            Self::Status => (json!({}), vec!["sessionID"]),
+            Self::Status | Self::Close => (json!({}), vec!["sessionID"]),
         }
     }
 
@@ -114,7 +128,7 @@ impl ToolKind {
                 "sessionID".into(),
                 json!({"description": "Session UUID; null, false, 0, \"\" or absent opens a new tab.", "type": ["string", "null", "boolean", "integer"]}),
             );
-            if self != Self::Status {
+            if !self.existing_only() {
                 p.insert("width".into(), json!({"type": "integer", "minimum": 320, "maximum": 1920, "description": "Viewport width of a new tab (default 1280)."}));
                 p.insert("height".into(), json!({"type": "integer", "minimum": 240, "maximum": 1600, "description": "Viewport height of a new tab (default 720)."}));
             }
@@ -137,9 +151,11 @@ impl ToolKind {
             _ => JsonObject::new(),
         };
         let read_only = matches!(self, Self::Inspect | Self::Screenshot | Self::Status);
+        let destructive = self == Self::Close;
         let mut annotations = ToolAnnotations::default();
         annotations.read_only_hint = Some(read_only);
         annotations.open_world_hint = Some(self == Self::Navigate);
+        annotations.destructive_hint = Some(destructive);
         let mut tool = Tool::new(self.name(), self.description(), Arc::new(schema));
         tool.annotations = Some(annotations);
         tool
@@ -187,7 +203,7 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
     let (props, _) = tool.fields();
     let allowed = |k: &str| {
         matches!(k, "sessionID")
-            || (tool != ToolKind::Status && matches!(k, "width" | "height"))
+            || (!tool.existing_only() && matches!(k, "width" | "height"))
             || props.get(k).is_some()
     };
     if let Some(k) = obj.keys().find(|k| !allowed(k)) {
@@ -255,6 +271,7 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         }),
         ToolKind::Screenshot => Kind::Screenshot(pb::Screenshot {}),
         ToolKind::Status => Kind::Status(pb::SessionStatus {}),
+        ToolKind::Close => Kind::Close(pb::CloseSession {}),
     };
     Ok(BrowserAction {
         session_id,
@@ -351,7 +368,10 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     "expiresAt": s.expires_at,
                     "runtimeAvailable": s.runtime_available,
                     "resumable": s.resumable,
+                    "failure": s.failure,
+                    "notRestored": s.not_restored,
                 }),
+                Some(action_output::Kind::Closed(c)) => json!({"closed": c.closed}),
                 None => Value::Null,
             };
             let mut v = head(true);
@@ -404,9 +424,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            ToolKind::ALL.into_iter().map(ToolKind::tool).collect(),
-        ))
+        let mut tools: Vec<Tool> = ToolKind::ALL.into_iter().map(ToolKind::tool).collect();
+        tools.push(list_tool());
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -414,9 +434,13 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tool = ToolKind::from_name(&request.name).ok_or_else(|| {
-            ErrorData::invalid_params(format!("unknown tool {:?}", request.name), None)
-        })?;
+        let tool = ToolKind::from_name(&request.name);
+        if tool.is_none() && request.name != LIST_TOOL {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {:?}", request.name),
+                None,
+            ));
+        }
         // The auth layer put the caller's tenant into the HTTP request's extensions.
         let tenant = context
             .extensions
@@ -426,6 +450,9 @@ impl ServerHandler for McpServer {
             .ok_or_else(|| {
                 ErrorData::internal_error("unauthenticated request reached a tool", None)
             })?;
+        let Some(tool) = tool else {
+            return Ok(self.list(&tenant, request.arguments.as_ref()).await.into());
+        };
         let result = match parse_call(tool, request.arguments.as_ref()) {
             Ok(actions) => match self.dispatcher.execute(&tenant, actions).await {
                 Ok(resp) => render(tool, resp),
@@ -434,6 +461,81 @@ impl ServerHandler for McpServer {
             Err(e) => e.to_tool_result(),
         };
         Ok(result.into())
+    }
+}
+
+fn list_tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": crate::dispatch::MAX_LIST, "default": crate::dispatch::DEFAULT_LIST}},
+        "additionalProperties": false
+    });
+    let schema = match schema {
+        Value::Object(m) => m,
+        _ => JsonObject::new(),
+    };
+    let mut tool = Tool::new(
+        LIST_TOOL,
+        "List your sessions, most recently used first: sessionID, url, title, status, updatedAt, expiresAt.",
+        Arc::new(schema),
+    );
+    let mut annotations = ToolAnnotations::default();
+    annotations.read_only_hint = Some(true);
+    tool.annotations = Some(annotations);
+    tool
+}
+
+impl McpServer {
+    async fn list(&self, tenant: &Tenant, args: Option<&JsonObject>) -> CallToolResult {
+        let limit = match parse_limit(args) {
+            Ok(l) => l,
+            Err(e) => return e.to_tool_result(),
+        };
+        match self.dispatcher.list(tenant, limit).await {
+            Ok(list) => {
+                let sessions: Vec<Value> = list
+                    .sessions
+                    .iter()
+                    .map(|s| {
+                        json!({
+                            "sessionID": s.session_id,
+                            "url": s.url,
+                            "title": s.title,
+                            "status": s.status,
+                            "updatedAt": s.updated_at,
+                            "expiresAt": s.expires_at,
+                        })
+                    })
+                    .collect();
+                let body = json!({"sessions": sessions});
+                let mut r = CallToolResult::success(vec![ContentBlock::text(body.to_string())]);
+                r.structured_content = Some(body);
+                r
+            }
+            Err(e) => e.to_tool_result(),
+        }
+    }
+}
+
+fn parse_limit(args: Option<&JsonObject>) -> Result<u32, GatewayError> {
+    let Some(args) = args else { return Ok(0) };
+    if let Some(k) = args.keys().find(|k| k.as_str() != "limit") {
+        return Err(invalid(format!(
+            "unknown argument {k:?}; the only argument is limit"
+        )));
+    }
+    match args.get("limit") {
+        None | Some(Value::Null) => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "limit must be an integer from 1 to {}",
+                    crate::dispatch::MAX_LIST
+                ))
+            }),
     }
 }
 

@@ -86,6 +86,11 @@ impl Routing for MemoryRouting {
         }
     }
 
+    async fn forget(&self, session_id: &str) -> Result<(), StoreError> {
+        self.lock().routes.remove(session_id);
+        Ok(())
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         Ok(())
     }

@@ -155,9 +155,76 @@ impl Routing for RedisRouting {
         Ok(released == 1)
     }
 
+    async fn forget(&self, session_id: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let _: () = conn.del(route_key(session_id)).await?;
+        Ok(())
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
         let _: String = redis::cmd("PING").query_async(&mut conn).await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A real Redis (`make services` starts one); logical database 15 is kept
+    /// for this test and flushed.
+    async fn redis() -> RedisRouting {
+        let url = std::env::var("FLEET_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let r = RedisRouting::connect(&format!("{url}/15"))
+            .await
+            .unwrap_or_else(|e| panic!("Redis at {url} is required (`make services`): {e}"));
+        r.ping().await.unwrap();
+        r
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn workers_racing_to_claim_one_session_end_with_exactly_one_owner() {
+        let r = redis().await;
+        let session = format!("race-{}", uuid::Uuid::new_v4());
+        let claims = (0..16).map(|i| {
+            let r = r.clone();
+            let session = session.clone();
+            tokio::spawn(async move { r.claim(&session, &format!("w{i}"), 3).await.unwrap() })
+        });
+        let mut routes = Vec::new();
+        for c in claims {
+            routes.push(c.await.unwrap());
+        }
+        let mut epochs: Vec<u64> = routes.iter().map(|r| r.epoch).collect();
+        epochs.sort_unstable();
+        assert_eq!(
+            epochs,
+            (4..20).collect::<Vec<_>>(),
+            "every claim got its own epoch"
+        );
+        let current = r.route(&session).await.unwrap().unwrap();
+        let owners: Vec<_> = routes.iter().filter(|c| **c == current).collect();
+        assert_eq!(
+            owners.len(),
+            1,
+            "exactly one claimer still owns the session"
+        );
+        assert_eq!(current.epoch, 19, "the last claim wins");
+        // A stale owner cannot release the winner's route.
+        let loser = routes.iter().find(|c| **c != current).unwrap();
+        assert!(
+            !r.release(&session, &loser.worker, loser.epoch)
+                .await
+                .unwrap()
+        );
+        assert!(
+            r.release(&session, &current.worker, current.epoch)
+                .await
+                .unwrap()
+        );
+        r.forget(&session).await.unwrap();
+        assert_eq!(r.route(&session).await.unwrap(), None);
     }
 }

@@ -49,6 +49,8 @@ pub trait Routing: Send + Sync {
     /// the next claim is still greater. Returns whether it released.
     async fn release(&self, session_id: &str, worker: &str, epoch: u64)
     -> Result<bool, StoreError>;
+    /// Removes a session's route entirely (the session was closed or expired).
+    async fn forget(&self, session_id: &str) -> Result<(), StoreError>;
     /// Checks the backend answers.
     async fn ping(&self) -> Result<(), StoreError>;
 }

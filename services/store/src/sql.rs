@@ -6,6 +6,8 @@ use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Row};
 
+use sha2::Digest as _;
+
 use crate::{StoreError, generate_key, hash_key};
 
 /// Snapshot bytes are stored in rows of at most this size, so one huge snapshot
@@ -63,6 +65,15 @@ pub struct SessionRow {
     pub updated_at: i64,
     /// Expiry if unused, Unix ms.
     pub expires_at: i64,
+    /// Why the session failed; empty while it is usable.
+    pub failure: String,
+}
+
+impl SessionRow {
+    /// Whether the session is past its expiry (it may not be swept yet).
+    pub fn expired(&self, now_ms: i64) -> bool {
+        self.expires_at <= now_ms
+    }
 }
 
 /// A stored snapshot.
@@ -109,6 +120,20 @@ pub trait SessionStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// The latest snapshot, if one was written.
     async fn load_snapshot(&self, id: &str) -> Result<Option<Snapshot>, StoreError>;
+    /// A tenant's unexpired sessions, most recently used first.
+    async fn list_sessions(
+        &self,
+        tenant_id: &str,
+        limit: u32,
+    ) -> Result<Vec<SessionRow>, StoreError>;
+    /// Deletes a tenant's session with everything stored for it; false if it
+    /// did not exist for that tenant.
+    async fn delete_session(&self, id: &str, tenant_id: &str) -> Result<bool, StoreError>;
+    /// Deletes every session past its expiry with everything stored for it;
+    /// returns how many.
+    async fn delete_expired(&self) -> Result<u64, StoreError>;
+    /// Marks a session failed with a reason the agent may read.
+    async fn mark_failed(&self, id: &str, reason: &str) -> Result<(), StoreError>;
     /// Checks the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
 }
@@ -191,6 +216,7 @@ impl SqlStore {
             created_at: row.try_get("created_at")?,
             updated_at: row.try_get("updated_at")?,
             expires_at: row.try_get("expires_at")?,
+            failure: row.try_get("failure")?,
         })
     }
 }
@@ -277,7 +303,7 @@ impl SessionStore for SqlStore {
 
     async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
         let row = sqlx::query(
-            "SELECT id, tenant_id, status, width, height, epoch, url, title, created_at, updated_at, expires_at \
+            "SELECT id, tenant_id, status, width, height, epoch, url, title, created_at, updated_at, expires_at, failure \
              FROM sessions WHERE id = $1",
         )
         .bind(id)
@@ -296,6 +322,7 @@ impl SessionStore for SqlStore {
         ttl_ms: i64,
     ) -> Result<(), StoreError> {
         let now = now_millis();
+        let hash = hex::encode(sha2::Sha256::digest(data));
         let mut tx = self.pool.begin().await?;
         // The conditional update is the fence: it takes the row lock in Postgres, so
         // concurrent writers serialize, and refuses an epoch older than the stored one.
@@ -325,6 +352,26 @@ impl SessionStore for SqlStore {
                 None => StoreError::NotFound,
             });
         }
+        // The row is locked now; an unchanged snapshot is not written again.
+        let previous: String = sqlx::query("SELECT snapshot_hash FROM sessions WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("snapshot_hash")?;
+        if previous == hash {
+            sqlx::query("UPDATE session_snapshots SET epoch = $2 WHERE session_id = $1")
+                .bind(id)
+                .bind(to_i64(epoch))
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            return Ok(());
+        }
+        sqlx::query("UPDATE sessions SET snapshot_hash = $2 WHERE id = $1")
+            .bind(id)
+            .bind(&hash)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("DELETE FROM session_snapshots WHERE session_id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -361,6 +408,51 @@ impl SessionStore for SqlStore {
         Ok(Some(Snapshot { epoch, data }))
     }
 
+    async fn list_sessions(
+        &self,
+        tenant_id: &str,
+        limit: u32,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, tenant_id, status, width, height, epoch, url, title, created_at, updated_at, expires_at, failure \
+             FROM sessions WHERE tenant_id = $1 AND expires_at > $2 ORDER BY updated_at DESC LIMIT $3",
+        )
+        .bind(tenant_id)
+        .bind(now_millis())
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::row_to_session).collect()
+    }
+
+    async fn delete_session(&self, id: &str, tenant_id: &str) -> Result<bool, StoreError> {
+        // Snapshots go with the row (ON DELETE CASCADE).
+        let n = sqlx::query("DELETE FROM sessions WHERE id = $1 AND tenant_id = $2")
+            .bind(id)
+            .bind(tenant_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(n > 0)
+    }
+
+    async fn delete_expired(&self) -> Result<u64, StoreError> {
+        Ok(sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+            .bind(now_millis())
+            .execute(&self.pool)
+            .await?
+            .rows_affected())
+    }
+
+    async fn mark_failed(&self, id: &str, reason: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET status = 'failed', failure = $2 WHERE id = $1")
+            .bind(id)
+            .bind(reason)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
@@ -393,6 +485,65 @@ mod tests {
         assert_eq!(s.key_count().await.unwrap(), 1);
         // A second key for the same tenant name lands on the same tenant.
         assert_eq!(s.create_key("acme").await.unwrap().tenant, k.tenant);
+    }
+
+    #[tokio::test]
+    async fn listing_shows_only_the_tenants_unexpired_sessions_and_expiry_deletes_them() {
+        let s = sqlite().await;
+        let a = s.ensure_tenant("a").await.unwrap();
+        let b = s.ensure_tenant("b").await.unwrap();
+        s.create_session("a1", &a.id, 800, 600, 60_000)
+            .await
+            .unwrap();
+        s.create_session("a2", &a.id, 800, 600, -1).await.unwrap();
+        s.create_session("b1", &b.id, 800, 600, 60_000)
+            .await
+            .unwrap();
+        s.save_snapshot("a2", 1, b"x", "u", "t", -1).await.unwrap();
+        let listed: Vec<String> = s
+            .list_sessions(&a.id, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(listed, ["a1"]);
+        assert_eq!(s.delete_expired().await.unwrap(), 1);
+        assert_eq!(s.session("a2").await.unwrap(), None);
+        assert_eq!(
+            s.load_snapshot("a2").await.unwrap(),
+            None,
+            "the snapshot went with the session"
+        );
+        assert!(
+            !s.delete_session("b1", &a.id).await.unwrap(),
+            "a tenant deleted another's session"
+        );
+        assert!(s.delete_session("b1", &b.id).await.unwrap());
+        assert_eq!(s.session("b1").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn an_unchanged_snapshot_keeps_its_rows_and_takes_the_new_epoch() {
+        let s = sqlite().await;
+        let t = s.ensure_tenant("acme").await.unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
+        s.save_snapshot("s1", 1, b"same", "u", "t", 1000)
+            .await
+            .unwrap();
+        s.save_snapshot("s1", 2, b"same", "u", "t2", 1000)
+            .await
+            .unwrap();
+        let snap = s.load_snapshot("s1").await.unwrap().unwrap();
+        assert_eq!((snap.epoch, snap.data.as_slice()), (2, b"same".as_slice()));
+        s.save_snapshot("s1", 2, b"changed", "u", "t3", 1000)
+            .await
+            .unwrap();
+        assert_eq!(
+            s.load_snapshot("s1").await.unwrap().unwrap().data,
+            b"changed"
+        );
+        assert_eq!(s.session("s1").await.unwrap().unwrap().title, "t3");
     }
 
     #[tokio::test]

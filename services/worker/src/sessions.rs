@@ -333,10 +333,13 @@ impl Sessions {
             match tab.restore(&snapshot.data, HOUSEKEEPING).await? {
                 Ok(_) => tracing::debug!(session = %req.session_id, "restored"),
                 Err(reason) => {
-                    return Err(Failure::new(
-                        ErrorCode::EngineFailed,
-                        format!("the session could not be restored: {reason}"),
-                    ));
+                    // A snapshot that cannot be applied will not apply next time
+                    // either: the session is failed, with the reason, for the agent.
+                    let reason = format!("the session could not be restored: {reason}");
+                    if let Err(e) = self.inner.store.mark_failed(&req.session_id, &reason).await {
+                        tracing::warn!(error = %e, "could not mark the session failed");
+                    }
+                    return Err(Failure::new(ErrorCode::EngineFailed, reason));
                 }
             }
         }
@@ -472,10 +475,10 @@ async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOu
                 ));
             }
         },
-        Kind::Status(_) => {
+        Kind::Status(_) | Kind::Close(_) => {
             return Err(Failure::new(
                 ErrorCode::InvalidArgument,
-                "session status is answered by the gateway, not a worker",
+                "session status and close are answered by the gateway, not a worker",
             ));
         }
     };

@@ -1,0 +1,211 @@
+//! Session management across the fleet: listing and closing (tenant-scoped),
+//! Redis loss, two gateways on the same stores, and a snapshot that cannot be
+//! restored.
+
+use serde_json::json;
+
+use crate::harness::{Fleet, call, first, mcp, start_gateway, wait_for_workers};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sessions_are_listed_per_tenant_and_closing_deletes_everything() {
+    let fleet = Fleet::start(1).await;
+    let (ka, kb) = (fleet.key("a").await, fleet.key("b").await);
+    let (a, b) = (
+        mcp(&fleet.gateway, Some(&ka)).await,
+        mcp(&fleet.gateway, Some(&kb)).await,
+    );
+    let (out, _) = call(
+        &a,
+        "servo_navigate",
+        json!({"actions": [{"html": "<title>one</title>"}, {"html": "<title>two</title>"}]}),
+    )
+    .await;
+    let ids: Vec<String> = (0..2)
+        .map(|i| {
+            out["responses"][i]["sessionID"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+
+    let (list, _) = call(&a, "servo_session_list", json!({})).await;
+    let mut titles: Vec<&str> = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["title"].as_str().unwrap())
+        .collect();
+    titles.sort_unstable();
+    assert_eq!(titles, ["one", "two"], "{list:#}");
+    let (list_b, _) = call(&b, "servo_session_list", json!({})).await;
+    assert_eq!(list_b["sessions"], json!([]), "tenant b sees a's sessions");
+
+    // Another tenant cannot close it.
+    let (out, _) = call(
+        &b,
+        "servo_session_close",
+        json!({"actions": [{"sessionID": ids[0]}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["code"], "SESSION_NOT_FOUND");
+    let (out, _) = call(
+        &a,
+        "servo_session_close",
+        json!({"actions": [{"sessionID": ids[0]}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["response"]["closed"], true, "{out:#}");
+    let (out, _) = call(
+        &a,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": ids[0]}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["code"], "SESSION_NOT_FOUND");
+    assert_eq!(
+        fleet.route(&ids[0]).await.0,
+        "",
+        "the route outlived the session"
+    );
+    let left = fleet
+        .db
+        .query_count("SELECT COUNT(*) FROM session_snapshots")
+        .await;
+    let other = fleet
+        .db
+        .query_count("SELECT COUNT(DISTINCT session_id) FROM session_snapshots")
+        .await;
+    assert!(
+        left >= 1 && other == 1,
+        "only the open session keeps a snapshot"
+    );
+    let (list, _) = call(&a, "servo_session_list", json!({"limit": 10})).await;
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 1);
+    let (bad, raw) = call(&a, "servo_session_list", json!({"limit": 501})).await;
+    assert_eq!(raw.is_error, Some(true));
+    assert!(
+        bad["error"].as_str().unwrap().contains("1 to 500"),
+        "{bad:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sessions_survive_a_redis_flush_and_serve_through_a_second_gateway() {
+    let fleet = Fleet::start(2).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": "<title>durable</title>"}]}),
+    )
+    .await;
+    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": "localStorage.setItem('k', 'kept'); 1"}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["ok"], true, "{out:#}");
+
+    let mut conn = fleet.redis.clone();
+    let _: () = redis::cmd("FLUSHDB").query_async(&mut conn).await.unwrap();
+    wait_for_workers(&fleet.redis, 2).await;
+    let (second, _proc) = start_gateway(&fleet.db.url, &fleet.redis_url).await;
+    let other = mcp(&second, Some(&key)).await;
+    let (out, _) = call(&other, "servo_evaluate", json!({"actions": [{"sessionID": id, "script": "[localStorage.getItem('k'), document.title]"}]})).await;
+    assert_eq!(
+        first(&out)["response"]["value"],
+        json!(["kept", "durable"]),
+        "{out:#}"
+    );
+    let (out, _) = call(
+        &client,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": id}]}),
+    )
+    .await;
+    assert_eq!(
+        first(&out)["response"]["page"]["title"],
+        "durable",
+        "the first gateway reaches it too"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_snapshot_that_cannot_be_restored_fails_the_session_not_the_worker() {
+    let mut fleet = Fleet::start(1).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": "<title>doomed</title>"}, {"html": "<title>fine</title>"}]}),
+    )
+    .await;
+    let doomed = out["responses"][0]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let fine = out["responses"][1]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut pg = fleet.db.connect().await;
+    sqlx::query("UPDATE session_snapshots SET data = $2 WHERE session_id = $1")
+        .bind(&doomed)
+        .bind(b"\x00not a snapshot".to_vec())
+        .execute(&mut pg)
+        .await
+        .unwrap();
+    let mut conn = fleet.redis.clone();
+    let _: () = redis::cmd("DEL")
+        .arg(format!("route:{doomed}"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+
+    let (out, _) = call(
+        &client,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": doomed}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["code"], "ENGINE_FAILED", "{out:#}");
+    assert!(
+        first(&out)["error"]
+            .as_str()
+            .unwrap()
+            .contains("could not be restored"),
+        "{out:#}"
+    );
+    let (out, _) = call(
+        &client,
+        "servo_session_status",
+        json!({"actions": [{"sessionID": doomed}]}),
+    )
+    .await;
+    let status = &first(&out)["response"];
+    assert_eq!(status["status"], "failed", "{out:#}");
+    assert_eq!(status["resumable"], false);
+    assert!(
+        status["failure"]
+            .as_str()
+            .unwrap()
+            .contains("could not be restored")
+    );
+    assert!(
+        fleet.workers[0].1.child.try_wait().unwrap().is_none(),
+        "the worker died"
+    );
+    let (out, _) = call(
+        &client,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": fine}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["response"]["page"]["title"], "fine", "{out:#}");
+}
