@@ -186,7 +186,7 @@ async fn a_session_whose_route_is_lost_restores_its_storage_from_postgres() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn session_status_reports_a_live_session() {
+async fn session_status_reports_a_live_session_with_the_default_viewport() {
     let fleet = Fleet::start(1).await;
     let key = fleet.key("acme").await;
     let client = mcp(&fleet.gateway, Some(&key)).await;
@@ -208,6 +208,19 @@ async fn session_status_reports_a_live_session() {
     assert_eq!(s["runtimeAvailable"], true);
     assert_eq!(s["resumable"], true);
     assert!(s["expiresAt"].as_str().unwrap() > s["updatedAt"].as_str().unwrap());
+    assert_eq!(s["notRestored"], json!(["jsHeap", "history"]));
+    // No width/height: the default viewport.
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": "[innerWidth, innerHeight]"}]}),
+    )
+    .await;
+    assert_eq!(
+        first(&out)["response"]["value"],
+        json!([1280, 720]),
+        "{out:#}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
