@@ -295,3 +295,55 @@ async fn a_runaway_script_ends_at_its_deadline_and_a_memory_bomb_fails_only_its_
         "{out:#}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_httponly_login_cookie_is_kept_by_the_host_and_survives_a_restore() {
+    let site = fixtures().await;
+    let fleet = Fleet::start(2).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"url": format!("{site}/login")}]}),
+    )
+    .await;
+    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let whoami = json!({"actions": [{"sessionID": id, "url": format!("{site}/whoami")}]});
+    let (out, _) = call(&client, "servo_navigate", whoami.clone()).await;
+    assert!(
+        first(&out)["response"]["page"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("cookie: sid=s3cret"),
+        "{out:#}"
+    );
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": "document.cookie"}]}),
+    )
+    .await;
+    assert!(
+        !first(&out)["response"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("s3cret"),
+        "an HttpOnly cookie reached the page: {out:#}"
+    );
+
+    let mut conn = fleet.redis.clone();
+    let _: () = redis::cmd("DEL")
+        .arg(format!("route:{id}"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let (out, _) = call(&client, "servo_navigate", whoami).await;
+    assert!(
+        first(&out)["response"]["page"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("cookie: sid=s3cret"),
+        "the jar was not restored: {out:#}"
+    );
+}

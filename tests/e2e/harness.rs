@@ -415,7 +415,23 @@ pub async fn fixtures() -> String {
                 )
             }),
         )
-        .route("/about", get(|| async { Html("<html><head><title>About</title></head><body><p>About page</p></body></html>") }));
+        .route("/about", get(|| async { Html("<html><head><title>About</title></head><body><p>About page</p></body></html>") }))
+        .route(
+            "/login",
+            get(|| async {
+                (
+                    axum::response::AppendHeaders([("set-cookie", "sid=s3cret; HttpOnly; Path=/")]),
+                    Html("<title>Logged in</title><p>welcome</p>"),
+                )
+            }),
+        )
+        .route(
+            "/whoami",
+            get(|h: axum::http::HeaderMap| async move {
+                let c = h.get("cookie").and_then(|v| v.to_str().ok()).unwrap_or("none").to_owned();
+                Html(format!("<title>whoami</title><p>cookie: {c}</p>"))
+            }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

@@ -17,7 +17,7 @@ use wasmtime::{
 };
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::net::{FetchRequest, Fetcher};
+use crate::net::{CookieStore, FetchRequest, Fetcher};
 
 #[allow(missing_docs, clippy::all)]
 mod bindings {
@@ -65,6 +65,7 @@ pub struct TabState {
     table: ResourceTable,
     limits: StoreLimits,
     fetcher: Fetcher,
+    cookies: CookieStore,
     deadline: Instant,
 }
 
@@ -92,6 +93,7 @@ impl bindings::fleet::engine::network::Host for TabState {
                     headers: req.headers,
                     body: req.body,
                 },
+                &mut self.cookies,
                 budget,
             )
             .await
@@ -189,6 +191,7 @@ impl EngineHost {
                 .trap_on_grow_failure(true)
                 .build(),
             fetcher: self.fetcher.clone(),
+            cookies: CookieStore::default(),
             deadline: Instant::now() + Duration::from_secs(30),
         };
         let mut store = Store::new(&self.engine, state);
@@ -340,6 +343,26 @@ impl Tab {
     /// The tab's durable state.
     pub async fn snapshot(&mut self, budget: Duration) -> Result<Vec<u8>, TabError> {
         guest_call!(self, budget, call_snapshot())
+    }
+
+    /// The host-side cookie jar, every cookie included (HttpOnly, session-only,
+    /// expired ones are dropped on load), as JSON.
+    pub fn cookie_state(&self) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        cookie_store::serde::json::save_incl_expired_and_nonpersistent(
+            &self.store.data().cookies,
+            &mut out,
+        )
+        .map_err(|e| format!("the cookie jar could not be saved: {e}"))?;
+        Ok(out)
+    }
+
+    /// Replaces the cookie jar with one saved by [`Tab::cookie_state`].
+    pub fn set_cookie_state(&mut self, json: &[u8]) -> Result<(), String> {
+        let jar = cookie_store::serde::json::load(json)
+            .map_err(|e| format!("the saved cookie jar could not be read: {e}"))?;
+        self.store.data_mut().cookies = jar;
+        Ok(())
     }
 
     /// Rebuilds the tab from a snapshot.

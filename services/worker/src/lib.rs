@@ -3,6 +3,7 @@
 //! live sessions with their fencing and checkpoints ([`sessions`]), and the gRPC and
 //! HTTP faces of a worker pod: `fleet.v1.Worker`, gRPC health, `/healthz`, `/readyz`.
 
+pub mod checkpoint;
 pub mod config;
 pub mod host;
 pub mod net;

@@ -12,6 +12,8 @@ use std::time::Duration;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::Url;
 
+pub use cookie_store::CookieStore;
+use cookie_store::RawCookie;
 pub use fleet_policy::{NetPolicy, Refused};
 
 /// How many redirects one fetch follows.
@@ -110,12 +112,15 @@ impl Fetcher {
     }
 
     /// Fetches with the policy applied to every hop, within `timeout` overall.
+    /// Cookies come from and go to `jar` at every hop, HttpOnly ones included:
+    /// the jar lives in the host, so the page never sees what it must not.
     pub async fn fetch(
         &self,
         req: FetchRequest,
+        jar: &mut CookieStore,
         timeout: Duration,
     ) -> Result<FetchResponse, Refused> {
-        match tokio::time::timeout(timeout, self.fetch_inner(req)).await {
+        match tokio::time::timeout(timeout, self.fetch_inner(req, jar)).await {
             Ok(r) => r,
             Err(_) => Err(Refused(format!(
                 "the request timed out after {} ms",
@@ -124,7 +129,11 @@ impl Fetcher {
         }
     }
 
-    async fn fetch_inner(&self, req: FetchRequest) -> Result<FetchResponse, Refused> {
+    async fn fetch_inner(
+        &self,
+        req: FetchRequest,
+        jar: &mut CookieStore,
+    ) -> Result<FetchResponse, Refused> {
         let mut url =
             Url::parse(&req.url).map_err(|e| Refused(format!("invalid URL {:?}: {e}", req.url)))?;
         let mut method = reqwest::Method::from_bytes(req.method.as_bytes())
@@ -132,7 +141,12 @@ impl Fetcher {
         if matches!(method.as_str(), "CONNECT" | "TRACE" | "TRACK") {
             return Err(Refused(format!("the HTTP method {method} is not allowed")));
         }
-        let mut headers = req.headers;
+        // A page may not set Cookie itself (a forbidden header); the jar does.
+        let mut headers: Vec<(String, String)> = req
+            .headers
+            .into_iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("cookie"))
+            .collect();
         let mut body = req.body;
         for _ in 0..=MAX_REDIRECTS {
             self.policy.check_url(&url)?;
@@ -140,10 +154,25 @@ impl Fetcher {
             for (k, v) in &headers {
                 builder = builder.header(k, v);
             }
+            let cookie = jar
+                .get_request_values(&url)
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            if !cookie.is_empty() {
+                builder = builder.header(reqwest::header::COOKIE, cookie);
+            }
             if let Some(b) = &body {
                 builder = builder.body(b.clone());
             }
             let resp = builder.send().await.map_err(describe)?;
+            let set_cookies = resp
+                .headers()
+                .get_all(reqwest::header::SET_COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .filter_map(|v| RawCookie::parse(v.to_owned()).ok());
+            jar.store_response_cookies(set_cookies, &url);
             let status = resp.status();
             if status.is_redirection()
                 && let Some(loc) = resp.headers().get(reqwest::header::LOCATION)
@@ -238,7 +267,10 @@ mod tests {
             headers: vec![],
             body: None,
         };
-        let err = f.fetch(req, Duration::from_secs(5)).await.unwrap_err();
+        let err = f
+            .fetch(req, &mut CookieStore::default(), Duration::from_secs(5))
+            .await
+            .unwrap_err();
         assert!(err.0.contains("refused by the network policy"), "{err}");
     }
 
@@ -277,12 +309,20 @@ mod tests {
         let base = serve(app).await;
         let f = loopback_fetcher(1000);
         let ok = f
-            .fetch(get(format!("{base}/at")), Duration::from_secs(5))
+            .fetch(
+                get(format!("{base}/at")),
+                &mut CookieStore::default(),
+                Duration::from_secs(5),
+            )
             .await
             .unwrap();
         assert_eq!(ok.body.len(), 1000);
         let err = f
-            .fetch(get(format!("{base}/over")), Duration::from_secs(5))
+            .fetch(
+                get(format!("{base}/over")),
+                &mut CookieStore::default(),
+                Duration::from_secs(5),
+            )
             .await
             .unwrap_err();
         assert!(err.0.contains("exceeds the limit of 1000 bytes"), "{err}");
@@ -306,17 +346,29 @@ mod tests {
         let base = serve(app).await;
         let f = loopback_fetcher(1 << 20);
         let err = f
-            .fetch(get(format!("{base}/to-private")), Duration::from_secs(5))
+            .fetch(
+                get(format!("{base}/to-private")),
+                &mut CookieStore::default(),
+                Duration::from_secs(5),
+            )
             .await
             .unwrap_err();
         assert!(err.0.contains("10.0.0.1"), "{err}");
         let err = f
-            .fetch(get(format!("{base}/to-file")), Duration::from_secs(5))
+            .fetch(
+                get(format!("{base}/to-file")),
+                &mut CookieStore::default(),
+                Duration::from_secs(5),
+            )
             .await
             .unwrap_err();
         assert!(err.0.contains("only http and https"), "{err}");
         let ok = f
-            .fetch(get(format!("{base}/hop")), Duration::from_secs(5))
+            .fetch(
+                get(format!("{base}/hop")),
+                &mut CookieStore::default(),
+                Duration::from_secs(5),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -335,8 +387,101 @@ mod tests {
                 headers: vec![],
                 body: None,
             };
-            let err = f.fetch(req, Duration::from_secs(5)).await.unwrap_err();
+            let err = f
+                .fetch(req, &mut CookieStore::default(), Duration::from_secs(5))
+                .await
+                .unwrap_err();
             assert!(err.0.contains("not allowed"), "{m}: {err}");
         }
+    }
+
+    /// The pairs of a `Cookie` header, in a stable order.
+    fn cookie_names(body: Vec<u8>) -> Vec<String> {
+        let mut v: Vec<String> = String::from_utf8(body)
+            .unwrap()
+            .split("; ")
+            .map(str::to_owned)
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[tokio::test]
+    async fn cookies_follow_redirect_hops_to_their_own_host_only() {
+        use axum::http::HeaderMap;
+        use axum::response::{AppendHeaders, Redirect};
+        use axum::routing::get as route;
+        let echo = || {
+            route(|h: HeaderMap| async move {
+                h.get("cookie")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("none")
+                    .to_owned()
+            })
+        };
+        let other = {
+            let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(async move {
+                axum::serve(listener, axum::Router::new().route("/echo", echo()))
+                    .await
+                    .unwrap()
+            });
+            format!("http://{addr}")
+        };
+        let to_other = format!("{other}/echo");
+        let app = axum::Router::new()
+            .route(
+                "/login",
+                route(|| async {
+                    (
+                        AppendHeaders([
+                            ("set-cookie", "sid=s3cret; HttpOnly; Path=/"),
+                            ("set-cookie", "theme=dark; Path=/"),
+                        ]),
+                        Redirect::to("/echo"),
+                    )
+                }),
+            )
+            .route("/echo", echo())
+            .route(
+                "/away",
+                route(move || {
+                    let to = to_other.clone();
+                    async move { Redirect::to(&to) }
+                }),
+            );
+        let base = serve(app).await;
+        let f = loopback_fetcher(1 << 20);
+        let mut jar = CookieStore::default();
+        let mut forged = get(format!("{base}/login"));
+        forged.headers.push(("Cookie".into(), "forged=1".into()));
+        let landed = f
+            .fetch(forged, &mut jar, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(cookie_names(landed.body), ["sid=s3cret", "theme=dark"]);
+        let again = f
+            .fetch(
+                get(format!("{base}/echo")),
+                &mut jar,
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        assert_eq!(cookie_names(again.body), ["sid=s3cret", "theme=dark"]);
+        let away = f
+            .fetch(
+                get(format!("{base}/away")),
+                &mut jar,
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(away.body).unwrap(),
+            "none",
+            "cookies leaked to another host"
+        );
     }
 }

@@ -13,6 +13,7 @@ use fleet_proto::v1::{
 };
 use fleet_store::{Routing, SessionStore, StoreError};
 
+use crate::checkpoint::Checkpoint;
 use crate::host::{EngineHost, EvalError, Source, Summary, Tab, TabError, Viewport};
 
 /// Default and largest per-action time budgets (DESIGN §7).
@@ -330,7 +331,15 @@ impl Sessions {
             .await
             .map_err(store_failure)?;
         if let Some(snapshot) = snapshot {
-            match tab.restore(&snapshot.data, HOUSEKEEPING).await? {
+            // Cookies first: the engine's restore reloads the page, which must
+            // already send them.
+            let restored = match Checkpoint::decode(&snapshot.data)
+                .and_then(|c| tab.set_cookie_state(&c.cookies).map(|()| c.engine))
+            {
+                Ok(engine) => tab.restore(&engine, HOUSEKEEPING).await?,
+                Err(reason) => Err(reason),
+            };
+            match restored {
                 Ok(_) => tracing::debug!(session = %req.session_id, "restored"),
                 Err(reason) => {
                     // A snapshot that cannot be applied will not apply next time
@@ -347,7 +356,11 @@ impl Sessions {
     }
 
     async fn checkpoint(&self, session_id: &str, epoch: u64, tab: &mut Tab) -> Result<(), Failure> {
-        let bytes = tab.snapshot(HOUSEKEEPING).await?;
+        let engine = tab.snapshot(HOUSEKEEPING).await?;
+        let cookies = tab
+            .cookie_state()
+            .map_err(|m| Failure::new(ErrorCode::Internal, m))?;
+        let bytes = Checkpoint { engine, cookies }.encode();
         let summary = tab.inspect(HOUSEKEEPING).await?;
         self.inner
             .store
