@@ -243,36 +243,9 @@ impl Fleet {
         let (redis_url, redis, redis_db) = fresh_redis().await;
         let (ok, out, err) = run_cli(&["migrate", "--database-url", &db.url]).await;
         assert!(ok, "migrate failed: {out}{err}");
-        let mut workers = Vec::new();
-        for i in 0..n {
-            let port = free_port().to_string();
-            let id = format!("worker-{i}");
-            let listen = format!("127.0.0.1:{port}");
-            let addr = listen.clone();
-            let p = spawn(
-                &id,
-                &[
-                    "worker",
-                    "--listen",
-                    &listen,
-                    "--worker-id",
-                    &id,
-                    "--heartbeat-secs",
-                    "1",
-                ],
-                &[
-                    &[
-                        ("FLEET_DATABASE_URL", db.url.as_str()),
-                        ("FLEET_REDIS_URL", redis_url.as_str()),
-                        ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
-                        ("FLEET_SESSION_MEMORY_MB", "256"),
-                    ],
-                    worker_env,
-                ]
-                .concat(),
-            );
-            workers.push((addr, p));
-        }
+        let workers = (0..n)
+            .map(|i| start_worker(&db.url, &redis_url, &format!("worker-{i}"), worker_env))
+            .collect();
         let (base, gateway) = start_gateway(&db.url, &redis_url).await;
         wait_for_workers(&redis, n).await;
         Fleet {
@@ -312,6 +285,38 @@ impl Fleet {
             .unwrap();
         (w.unwrap_or_default(), e.unwrap_or_default())
     }
+}
+
+/// Starts a worker process named `id` on the given stores; returns its listen
+/// address and process (it registers itself shortly after).
+pub fn start_worker(
+    database_url: &str,
+    redis_url: &str,
+    id: &str,
+    extra_env: &[(&str, &str)],
+) -> (String, Proc) {
+    let listen = format!("127.0.0.1:{}", free_port());
+    let env = [
+        &[
+            ("FLEET_DATABASE_URL", database_url),
+            ("FLEET_REDIS_URL", redis_url),
+            ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+            ("FLEET_SESSION_MEMORY_MB", "256"),
+        ],
+        extra_env,
+    ]
+    .concat();
+    let args = [
+        "worker",
+        "--listen",
+        &listen,
+        "--worker-id",
+        id,
+        "--heartbeat-secs",
+        "1",
+    ];
+    let p = spawn(id, &args, &env);
+    (listen, p)
 }
 
 /// Starts a gateway on the given stores and waits until it is ready.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Client, Fleet, call, first, mcp, wait_for};
+use crate::harness::{Client, Fleet, call, first, mcp, start_worker, wait_for, wait_for_workers};
 
 /// Opens a session on an inline page with a localStorage value; returns its ID.
 async fn session_with_storage(client: &Client, value: &str) -> String {
@@ -127,5 +127,79 @@ async fn sigterm_drains_a_worker_and_its_sessions_continue_elsewhere() {
             json!([value, "kept page"])
         );
         assert_eq!(fleet.route(id).await.0, "worker-1");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rolling_restart_of_every_worker_loses_no_session() {
+    let mut fleet = Fleet::start(3).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let mut sessions = Vec::new();
+    for i in 0..6 {
+        let value = format!("v{i}");
+        sessions.push((session_with_storage(&client, &value).await, value));
+    }
+    for i in 0..3 {
+        let pid = fleet.workers[i].1.child.id().unwrap();
+        let term = tokio::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .await
+            .unwrap();
+        assert!(term.success());
+        let exit = tokio::time::timeout(Duration::from_secs(30), fleet.workers[i].1.child.wait())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(exit.success(), "worker-{i} exited with {exit}");
+        // Its replacement takes the same name, as a StatefulSet pod would.
+        fleet.workers[i] =
+            start_worker(&fleet.db.url, &fleet.redis_url, &format!("worker-{i}"), &[]);
+        wait_for_workers(&fleet.redis, 3).await;
+        for (id, value) in &sessions {
+            assert_eq!(
+                storage_and_title(&client, id).await,
+                json!([value, "kept page"]),
+                "after restarting worker-{i}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn killing_one_of_three_workers_during_calls_loses_no_checkpointed_session() {
+    let mut fleet = Fleet::start(3).await;
+    let key = fleet.key("acme").await;
+    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let mut sessions = Vec::new();
+    for i in 0..6 {
+        let value = format!("busy{i}");
+        sessions.push((session_with_storage(&client, &value).await, value));
+    }
+    // Keep every session busy while worker-1 dies mid-flight.
+    let busy: Vec<Value> = sessions
+        .iter()
+        .map(|(id, _)| json!({"sessionID": id, "script": "let t = Date.now(); while (Date.now() - t < 300) {} document.title"}))
+        .collect();
+    let calls = call(&client, "servo_evaluate", json!({"actions": busy}));
+    let kill = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        fleet.workers[1].1.child.start_kill().unwrap();
+    };
+    let ((out, _), ()) = tokio::join!(calls, kill);
+    // Calls on the dead worker may fail (they may have run); none may be wrong.
+    for r in out["responses"].as_array().unwrap() {
+        if r["ok"] == true {
+            assert_eq!(r["response"]["value"], "kept page");
+        } else {
+            assert_eq!(r["code"], "UNAVAILABLE", "{r:#}");
+        }
+    }
+    for (id, value) in &sessions {
+        assert_eq!(
+            storage_and_title(&client, id).await,
+            json!([value, "kept page"])
+        );
     }
 }
