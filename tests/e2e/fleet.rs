@@ -4,13 +4,12 @@
 use base64::Engine as _;
 use serde_json::json;
 
-use crate::harness::{Fleet, call, first, fixtures, mcp};
+use crate::harness::{Fleet, call, first, fixtures, open_tabs};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sessions_spread_over_both_workers_and_later_calls_reach_the_same_worker() {
     let fleet = Fleet::start(2).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
 
     let actions: Vec<_> = (0..4)
         .map(|i| json!({"html": format!("<title>tab {i}</title><p>tab {i}</p>")}))
@@ -63,8 +62,7 @@ async fn sessions_spread_over_both_workers_and_later_calls_reach_the_same_worker
 async fn loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text() {
     let site = fixtures().await;
     let fleet = Fleet::start(2).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
 
     let (out, _) = call(
         &client,
@@ -151,8 +149,7 @@ async fn loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_session_whose_route_is_lost_restores_its_storage_from_postgres() {
     let fleet = Fleet::start(2).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let html = "<title>Notes</title><p>note page</p>";
     let (out, _) = call(
         &client,
@@ -188,8 +185,7 @@ async fn a_session_whose_route_is_lost_restores_its_storage_from_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn session_status_reports_a_live_session_with_the_default_viewport() {
     let fleet = Fleet::start(1).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let (out, _) = call(
         &client,
         "servo_navigate",
@@ -226,22 +222,9 @@ async fn session_status_reports_a_live_session_with_the_default_viewport() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_runaway_script_ends_at_its_deadline_and_a_memory_bomb_fails_only_its_session() {
     let mut fleet = Fleet::start(1).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": "<title>kept</title>"}, {"html": "<title>bystander</title>"}]}),
-    )
-    .await;
-    let id = out["responses"][0]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let bystander = out["responses"][1]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let client = fleet.client("acme").await;
+    let ids = open_tabs(&client, &["kept", "bystander"]).await;
+    let (id, bystander) = (ids[0].clone(), ids[1].clone());
 
     let started = std::time::Instant::now();
     let (out, _) = call(
@@ -300,8 +283,7 @@ async fn a_runaway_script_ends_at_its_deadline_and_a_memory_bomb_fails_only_its_
 async fn an_httponly_login_cookie_is_kept_by_the_host_and_survives_a_restore() {
     let site = fixtures().await;
     let fleet = Fleet::start(2).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let (out, _) = call(
         &client,
         "servo_navigate",

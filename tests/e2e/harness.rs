@@ -259,6 +259,12 @@ impl Fleet {
         }
     }
 
+    /// An MCP client with a fresh key of `tenant`.
+    pub async fn client(&self, tenant: &str) -> Client {
+        let key = self.key(tenant).await;
+        mcp(&self.gateway, Some(&key)).await
+    }
+
     pub async fn key(&self, tenant: &str) -> String {
         let (ok, out, err) = run_cli(&[
             "keys",
@@ -441,6 +447,24 @@ pub async fn fixtures() -> String {
     let addr: SocketAddr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     format!("http://{addr}")
+}
+
+/// Opens one tab per title (inline pages) in one call; returns their session IDs.
+pub async fn open_tabs(client: &Client, titles: &[&str]) -> Vec<String> {
+    let actions: Vec<Value> = titles
+        .iter()
+        .map(|t| json!({"html": format!("<title>{t}</title><p>{t}</p>")}))
+        .collect();
+    let (out, _) = call(client, "servo_navigate", json!({"actions": actions})).await;
+    assert_eq!(out["metadata"]["successfulCount"], titles.len(), "{out:#}");
+    (0..titles.len())
+        .map(|i| {
+            out["responses"][i]["sessionID"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
 }
 
 /// The first response entry of a call.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Client, Fleet, call, first, mcp, start_worker, wait_for, wait_for_workers};
+use crate::harness::{Client, Fleet, call, first, start_worker, wait_for, wait_for_workers};
 
 /// Opens a session on an inline page with a localStorage value; returns its ID.
 async fn session_with_storage(client: &Client, value: &str) -> String {
@@ -43,8 +43,7 @@ async fn storage_and_title(client: &Client, id: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_idle_session_is_evicted_and_restored_with_its_storage() {
     let fleet = Fleet::start_with(2, &[("FLEET_IDLE_TTL_SECS", "1")]).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let id = session_with_storage(&client, "idle-value").await;
     let (owner, _) = fleet.route(&id).await;
     assert!(!owner.is_empty());
@@ -63,8 +62,7 @@ async fn an_idle_session_is_evicted_and_restored_with_its_storage() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_workers_sessions_restore_on_the_other_worker() {
     let mut fleet = Fleet::start(2).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let a = session_with_storage(&client, "first").await;
     let b = session_with_storage(&client, "second").await;
     let (owner, _) = fleet.route(&a).await;
@@ -90,8 +88,7 @@ async fn a_killed_workers_sessions_restore_on_the_other_worker() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigterm_drains_a_worker_and_its_sessions_continue_elsewhere() {
     let mut fleet = Fleet::start(2).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let ids = [
         session_with_storage(&client, "one").await,
         session_with_storage(&client, "two").await,
@@ -133,8 +130,7 @@ async fn sigterm_drains_a_worker_and_its_sessions_continue_elsewhere() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_rolling_restart_of_every_worker_loses_no_session() {
     let mut fleet = Fleet::start(3).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let mut sessions = Vec::new();
     for i in 0..6 {
         let value = format!("v{i}");
@@ -170,8 +166,7 @@ async fn a_rolling_restart_of_every_worker_loses_no_session() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn killing_one_of_three_workers_during_calls_loses_no_checkpointed_session() {
     let mut fleet = Fleet::start(3).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
+    let client = fleet.client("acme").await;
     let mut sessions = Vec::new();
     for i in 0..6 {
         let value = format!("busy{i}");

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::harness::{Fleet, call, first, mcp, start_gateway, wait_for_workers};
+use crate::harness::{Fleet, call, first, mcp, open_tabs, start_gateway, wait_for_workers};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sessions_are_listed_per_tenant_and_closing_deletes_everything() {
@@ -137,22 +137,9 @@ async fn sessions_survive_a_redis_flush_and_serve_through_a_second_gateway() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_snapshot_that_cannot_be_restored_fails_the_session_not_the_worker() {
     let mut fleet = Fleet::start(1).await;
-    let key = fleet.key("acme").await;
-    let client = mcp(&fleet.gateway, Some(&key)).await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": "<title>doomed</title>"}, {"html": "<title>fine</title>"}]}),
-    )
-    .await;
-    let doomed = out["responses"][0]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let fine = out["responses"][1]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let client = fleet.client("acme").await;
+    let ids = open_tabs(&client, &["doomed", "fine"]).await;
+    let (doomed, fine) = (ids[0].clone(), ids[1].clone());
 
     let mut pg = fleet.db.connect().await;
     sqlx::query("UPDATE session_snapshots SET data = $2 WHERE session_id = $1")
