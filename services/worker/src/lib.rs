@@ -170,6 +170,7 @@ pub async fn run(
                 tokio::select! {
                     () = stopped.cancelled() => break,
                     () = tokio::time::sleep(every.min(idle / 4)) => {}
+                    () = worker.sessions.load_changed() => {}
                 }
             }
         })

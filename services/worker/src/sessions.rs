@@ -47,6 +47,9 @@ struct Inner {
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Slot>>>>,
     session_ttl_ms: i64,
     draining: AtomicBool,
+    /// Wakes the heartbeat when the number of live sessions changes, so the
+    /// registry's load figures (which the gateway balances on) stay current.
+    load_changed: tokio::sync::Notify,
 }
 
 /// Why a call did not run.
@@ -165,6 +168,7 @@ impl Sessions {
                 slots: Mutex::new(HashMap::new()),
                 session_ttl_ms,
                 draining: AtomicBool::new(false),
+                load_changed: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -209,11 +213,18 @@ impl Sessions {
             gone: false,
         }));
         slots.insert(session_id.to_owned(), slot.clone());
+        self.inner.load_changed.notify_one();
         Ok(slot)
     }
 
     fn drop_slot(&self, session_id: &str) {
         self.lock_slots().remove(session_id);
+        self.inner.load_changed.notify_one();
+    }
+
+    /// Resolves when the number of live sessions has changed.
+    pub async fn load_changed(&self) {
+        self.inner.load_changed.notified().await;
     }
 
     /// Runs one action of one session.
@@ -389,6 +400,7 @@ impl Sessions {
         {
             let mut slots = self.lock_slots();
             slots.remove(id);
+            self.inner.load_changed.notify_one();
         }
         if let Err(e) = self
             .inner
