@@ -329,3 +329,65 @@ async fn an_httponly_login_cookie_is_kept_by_the_host_and_survives_a_restore() {
         "the jar was not restored: {out:#}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn deep_nesting_and_huge_documents_do_not_take_the_worker_down() {
+    let mut fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let deep = format!(
+        "<title>deep</title>{}x{}",
+        "<div>".repeat(20_000),
+        "</div>".repeat(20_000)
+    );
+    let wide = format!("<title>wide</title>{}", "<p>row</p>".repeat(100_000));
+    assert!(deep.len() <= 1 << 20 && wide.len() <= 1 << 20);
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": deep}, {"html": wide}]}),
+    )
+    .await;
+    assert_eq!(
+        out["responses"][0]["response"]["page"]["title"], "deep",
+        "{:#}",
+        out["responses"][0]
+    );
+    // 100,000 elements may not fit a 256 MiB session: then that session alone fails.
+    let wide = &out["responses"][1];
+    assert!(
+        wide["response"]["page"]["title"] == "wide"
+            || (wide["code"] == "ENGINE_FAILED"
+                && wide["error"].as_str().unwrap().contains("memory cap")),
+        "{wide:#}"
+    );
+    let id = out["responses"][0]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // A million nodes built by script end at the memory cap or the deadline,
+    // failing this session only.
+    let bomb = "for (let i = 0; i < 1000000; i++) document.body.appendChild(document.createElement('div')); document.body.children.length";
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": bomb}]}),
+    )
+    .await;
+    let r = first(&out);
+    assert!(
+        r["ok"] == true
+            || ["TIMEOUT", "ENGINE_FAILED", "SCRIPT_ERROR"].contains(&r["code"].as_str().unwrap()),
+        "{r:#}"
+    );
+    assert!(
+        fleet.workers[0].1.child.try_wait().unwrap().is_none(),
+        "the worker died"
+    );
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": "<title>after</title>"}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["response"]["page"]["title"], "after");
+}
