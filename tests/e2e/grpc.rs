@@ -4,7 +4,7 @@
 use fleet_proto::v1::{self as pb, browser_client::BrowserClient};
 use tonic::metadata::MetadataValue;
 
-use crate::harness::{Fleet, http_ok};
+use crate::harness::{Fleet, http_ok, wait_for};
 
 fn navigate(html: &str) -> pb::BrowserAction {
     pb::BrowserAction {
@@ -77,6 +77,7 @@ async fn workers_and_the_gateway_answer_health_checks() {
     assert!(http_ok(&format!("{}/healthz", fleet.gateway)).await);
     assert!(http_ok(&format!("{}/readyz", fleet.gateway)).await);
     let worker = format!("http://{}", fleet.workers[0].0);
+    let worker_url = worker.clone();
     assert!(http_ok(&format!("{worker}/healthz")).await);
     assert!(http_ok(&format!("{worker}/readyz")).await);
     let channel = tonic::transport::Channel::from_shared(worker)
@@ -92,6 +93,36 @@ async fn workers_and_the_gateway_answer_health_checks() {
         .await
         .unwrap()
         .into_inner();
+    // Prometheus metrics on both, with the call counted.
+    let client = fleet.client("metrics").await;
+    crate::harness::open_tabs(&client, &["measured"]).await;
+    let gw = reqwest::get(format!("{}/metrics", fleet.gateway))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        gw.contains("fleet_gateway_actions_total{outcome=\"ok\"} 1"),
+        "{gw}"
+    );
+    let wk = wait_for(
+        "the worker to report its session",
+        std::time::Duration::from_secs(10),
+        || {
+            let url = format!("{worker_url}/metrics");
+            async move {
+                let body = reqwest::get(url).await.ok()?.text().await.ok()?;
+                body.contains("fleet_worker_live_sessions 1")
+                    .then_some(body)
+            }
+        },
+    )
+    .await;
+    assert!(
+        wk.contains("fleet_worker_runs_total{outcome=\"ok\"} 1"),
+        "{wk}"
+    );
     assert_eq!(
         status.status,
         tonic_health::pb::health_check_response::ServingStatus::Serving as i32

@@ -229,6 +229,7 @@ impl Dispatcher {
         tenant: &Tenant,
         actions: Vec<BrowserAction>,
     ) -> Result<ExecuteResponse, GatewayError> {
+        let started = std::time::Instant::now();
         validate(&actions)?;
         self.check_addresses(&actions).await?;
         // One registry snapshot per call; picks update it so the new sessions of one
@@ -246,6 +247,16 @@ impl Dispatcher {
                 .count(),
         )
         .unwrap_or(u32::MAX);
+        for r in &responses {
+            let outcome = match &r.outcome {
+                Some(Outcome::Error(e)) => crate::error::code_name(e.code()),
+                _ => "ok",
+            };
+            fleet_telemetry::counter!("fleet_gateway_actions_total", "outcome" => outcome)
+                .increment(1);
+        }
+        fleet_telemetry::histogram!("fleet_gateway_call_seconds")
+            .record(started.elapsed().as_secs_f64());
         let n = u32::try_from(responses.len()).unwrap_or(u32::MAX);
         Ok(ExecuteResponse {
             responses,

@@ -90,6 +90,7 @@ impl Gateway {
                     }
                 }),
             )
+            .merge(fleet_telemetry::router())
             .merge(self.layers(protected))
     }
 

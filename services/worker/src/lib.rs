@@ -132,6 +132,7 @@ impl Worker {
                     }
                 }),
             )
+            .merge(fleet_telemetry::router())
             .merge(grpc)
     }
 }
@@ -155,12 +156,10 @@ pub async fn run(
         tokio::spawn(async move {
             let mut last_sweep = tokio::time::Instant::now();
             loop {
-                if let Err(e) = worker
-                    .backends
-                    .routing
-                    .heartbeat(&worker.info(), every * 3)
-                    .await
-                {
+                let info = worker.info();
+                fleet_telemetry::gauge!("fleet_worker_live_sessions")
+                    .set(f64::from(info.live_sessions));
+                if let Err(e) = worker.backends.routing.heartbeat(&info, every * 3).await {
                     tracing::warn!(error = %e, "heartbeat failed");
                 }
                 if last_sweep.elapsed() >= idle / 4 {

@@ -29,7 +29,17 @@ impl Worker for WorkerService {
         if uuid::Uuid::parse_str(&req.session_id).is_err() {
             return Err(Status::invalid_argument("session_id must be a UUID"));
         }
-        let outcome = match self.sessions.run(req).await {
+        let started = std::time::Instant::now();
+        let result = self.sessions.run(req).await;
+        let label = match &result {
+            Ok(_) => "ok",
+            Err(RunError::Refused(_)) => "refused",
+            Err(RunError::Failed(_)) => "failed",
+        };
+        fleet_telemetry::counter!("fleet_worker_runs_total", "outcome" => label).increment(1);
+        fleet_telemetry::histogram!("fleet_worker_run_seconds")
+            .record(started.elapsed().as_secs_f64());
+        let outcome = match result {
             Ok(output) => run_response::Outcome::Output(output),
             Err(RunError::Failed(failure)) => run_response::Outcome::Error(failure.into_proto()),
             Err(RunError::Refused(reason)) => {

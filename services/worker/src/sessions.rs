@@ -351,7 +351,10 @@ impl Sessions {
                 Err(reason) => Err(reason),
             };
             match restored {
-                Ok(_) => tracing::debug!(session = %req.session_id, "restored"),
+                Ok(_) => {
+                    fleet_telemetry::counter!("fleet_worker_restores_total").increment(1);
+                    tracing::debug!(session = %req.session_id, "restored");
+                }
                 Err(reason) => {
                     // A snapshot that cannot be applied will not apply next time
                     // either: the session is failed, with the reason, for the agent.
@@ -372,6 +375,9 @@ impl Sessions {
             .cookie_state()
             .map_err(|m| Failure::new(ErrorCode::Internal, m))?;
         let bytes = Checkpoint { engine, cookies }.encode();
+        fleet_telemetry::counter!("fleet_worker_checkpoints_total").increment(1);
+        fleet_telemetry::counter!("fleet_worker_checkpoint_bytes_total")
+            .increment(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
         let summary = tab.inspect(HOUSEKEEPING).await?;
         self.inner
             .store
@@ -430,6 +436,7 @@ impl Sessions {
             if !slot.gone && slot.last_used.elapsed() >= idle {
                 self.retire(&id, &mut slot).await;
                 evicted += 1;
+                fleet_telemetry::counter!("fleet_worker_evictions_total").increment(1);
                 tracing::debug!(session = %id, "evicted idle session");
             }
         }
