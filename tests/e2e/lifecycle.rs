@@ -60,6 +60,68 @@ async fn an_idle_session_is_evicted_and_restored_with_its_storage() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_restored_session_keeps_its_session_storage_and_form_values() {
+    let fleet = Fleet::start(2).await;
+    let client = fleet.client("acme").await;
+    // The page script reads sessionStorage while loading, so the restored
+    // title shows the storage was back before the scripts ran.
+    let html = "<title>forms</title><form><input id=t value=markup>\
+        <input id=p type=password><input id=c type=checkbox>\
+        <select id=s><option>a</option><option selected>b</option><option>c</option></select>\
+        <textarea id=a></textarea></form>\
+        <script>document.title = 'seen:' + sessionStorage.getItem('s');</script>";
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": html}]}),
+    )
+    .await;
+    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let set = "sessionStorage.setItem('s', 'sv'); \
+        const q = (s) => document.querySelector(s); \
+        q('#t').value = 'typed'; q('#p').value = 'secret'; q('#c').checked = true; \
+        q('#s').children[1].selected = false; q('#s').children[2].selected = true; \
+        q('#a').value = 'notes'; sessionStorage.getItem('s')";
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": set}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["response"]["value"], "sv", "{out:#}");
+
+    // Forget the route: the next call restores from the last checkpoint.
+    let mut conn = fleet.redis.clone();
+    let _: () = redis::cmd("DEL")
+        .arg(format!("route:{id}"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let read = "const q = (s) => document.querySelector(s); \
+        [sessionStorage.getItem('s'), document.title, q('#t').value, q('#p').value, \
+         q('#c').checked, [...q('#s').children].map((o) => o.selected), q('#a').value]";
+    let (out, _) = call(
+        &client,
+        "servo_evaluate",
+        json!({"actions": [{"sessionID": id, "script": read}]}),
+    )
+    .await;
+    assert_eq!(
+        first(&out)["response"]["value"],
+        json!([
+            "sv",
+            "seen:sv",
+            "typed",
+            "",
+            true,
+            [false, false, true],
+            "notes"
+        ]),
+        "{out:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_workers_sessions_restore_on_the_other_worker() {
     let mut fleet = Fleet::start(2).await;
     let client = fleet.client("acme").await;

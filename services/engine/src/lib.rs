@@ -17,6 +17,7 @@ mod bindings {
 
 mod charset;
 mod fonts;
+mod forms;
 mod inspect;
 mod js;
 mod net;

@@ -1,8 +1,10 @@
-//! `localStorage`: string key/value pairs per origin, kept for the tab's life.
+//! `localStorage` and `sessionStorage`: string key/value pairs per origin,
+//! kept for the tab's life.
 //!
-//! It outlives page loads (a reload or navigation within an origin sees the
-//! same data) and is part of the tab's durable state, so `snapshot`/`restore`
-//! carry it (see [`crate::snapshot`]).
+//! Both outlive page loads (a reload or navigation within an origin sees the
+//! same data; a component instance is one tab, so the tab's session is the
+//! instance's life) and are part of the tab's durable state, so
+//! `snapshot`/`restore` carry them (see [`crate::snapshot`]).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -16,10 +18,39 @@ pub(crate) enum StorageError {
     QuotaExceeded,
 }
 
+/// Which storage area a call addresses.
+#[derive(Clone, Copy)]
+pub(crate) enum Area {
+    /// `localStorage`.
+    Local,
+    /// `sessionStorage`.
+    Session,
+}
+
+impl Area {
+    /// The Web API name, for error messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Area::Local => "localStorage",
+            Area::Session => "sessionStorage",
+        }
+    }
+}
+
+/// origin (ASCII serialization) → key → value. BTreeMap keeps `key(i)` stable.
+type Origins = BTreeMap<String, BTreeMap<String, String>>;
+
 thread_local! {
-    /// origin (ASCII serialization) → key → value. BTreeMap keeps `key(i)` stable.
-    static STORAGE: RefCell<BTreeMap<String, BTreeMap<String, String>>> =
-        const { RefCell::new(BTreeMap::new()) };
+    static LOCAL: RefCell<Origins> = const { RefCell::new(BTreeMap::new()) };
+    static SESSION: RefCell<Origins> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Run `f` on the origins of `area`.
+fn with_area<R>(area: Area, f: impl FnOnce(&RefCell<Origins>) -> R) -> R {
+    match area {
+        Area::Local => LOCAL.with(f),
+        Area::Session => SESSION.with(f),
+    }
 }
 
 fn size(map: &BTreeMap<String, String>) -> usize {
@@ -29,13 +60,13 @@ fn size(map: &BTreeMap<String, String>) -> usize {
 }
 
 /// `getItem`.
-pub(crate) fn get(origin: &str, key: &str) -> Option<String> {
-    STORAGE.with(|s| s.borrow().get(origin)?.get(key).cloned())
+pub(crate) fn get(area: Area, origin: &str, key: &str) -> Option<String> {
+    with_area(area, |s| s.borrow().get(origin)?.get(key).cloned())
 }
 
 /// `setItem`.
-pub(crate) fn set(origin: &str, key: &str, value: &str) -> Result<(), StorageError> {
-    STORAGE.with(|s| {
+pub(crate) fn set(area: Area, origin: &str, key: &str, value: &str) -> Result<(), StorageError> {
+    with_area(area, |s| {
         let mut s = s.borrow_mut();
         let map = s.entry(origin.to_owned()).or_default();
         let old = map
@@ -51,8 +82,8 @@ pub(crate) fn set(origin: &str, key: &str, value: &str) -> Result<(), StorageErr
 }
 
 /// `removeItem`.
-pub(crate) fn remove(origin: &str, key: &str) {
-    STORAGE.with(|s| {
+pub(crate) fn remove(area: Area, origin: &str, key: &str) {
+    with_area(area, |s| {
         if let Some(map) = s.borrow_mut().get_mut(origin) {
             map.remove(key);
         }
@@ -60,23 +91,23 @@ pub(crate) fn remove(origin: &str, key: &str) {
 }
 
 /// `clear`.
-pub(crate) fn clear(origin: &str) {
-    STORAGE.with(|s| s.borrow_mut().remove(origin));
+pub(crate) fn clear(area: Area, origin: &str) {
+    with_area(area, |s| s.borrow_mut().remove(origin));
 }
 
 /// `key(index)`.
-pub(crate) fn key(origin: &str, index: usize) -> Option<String> {
-    STORAGE.with(|s| s.borrow().get(origin)?.keys().nth(index).cloned())
+pub(crate) fn key(area: Area, origin: &str, index: usize) -> Option<String> {
+    with_area(area, |s| s.borrow().get(origin)?.keys().nth(index).cloned())
 }
 
 /// `length`.
-pub(crate) fn len(origin: &str) -> usize {
-    STORAGE.with(|s| s.borrow().get(origin).map_or(0, BTreeMap::len))
+pub(crate) fn len(area: Area, origin: &str) -> usize {
+    with_area(area, |s| s.borrow().get(origin).map_or(0, BTreeMap::len))
 }
 
 /// All keys of an origin, in `key(i)` order.
-pub(crate) fn keys(origin: &str) -> Vec<String> {
-    STORAGE.with(|s| {
+pub(crate) fn keys(area: Area, origin: &str) -> Vec<String> {
+    with_area(area, |s| {
         s.borrow()
             .get(origin)
             .map(|m| m.keys().cloned().collect())
@@ -85,8 +116,8 @@ pub(crate) fn keys(origin: &str) -> Vec<String> {
 }
 
 /// Everything, as `{origin: [[key, value], ...]}` for a snapshot.
-pub(crate) fn export() -> BTreeMap<String, Vec<(String, String)>> {
-    STORAGE.with(|s| {
+pub(crate) fn export(area: Area) -> BTreeMap<String, Vec<(String, String)>> {
+    with_area(area, |s| {
         s.borrow()
             .iter()
             .filter(|(_, map)| !map.is_empty())
@@ -99,8 +130,8 @@ pub(crate) fn export() -> BTreeMap<String, Vec<(String, String)>> {
 }
 
 /// Replace everything with the contents of a snapshot.
-pub(crate) fn import(data: BTreeMap<String, Vec<(String, String)>>) {
-    STORAGE.with(|s| {
+pub(crate) fn import(area: Area, data: BTreeMap<String, Vec<(String, String)>>) {
+    with_area(area, |s| {
         *s.borrow_mut() = data
             .into_iter()
             .map(|(origin, pairs)| (origin, pairs.into_iter().collect()))

@@ -210,6 +210,11 @@ pub(crate) fn viewport_size() -> (u32, u32) {
     with_tab(|tab| (tab.width, tab.height))
 }
 
+/// Run `f` on the current document (from export entry points only).
+pub(crate) fn with_document<R>(f: impl FnOnce(&mut BaseDocument) -> R) -> R {
+    with_tab(|tab| f(tab.document()))
+}
+
 /// The document URL and, for inline documents, their source.
 pub(crate) fn location() -> (String, Option<String>) {
     with_tab(|tab| (tab.url.clone(), tab.inline_html.clone()))

@@ -253,7 +253,9 @@
     get className() { return toText(this.getAttribute('class')); }
     set className(v) { this.setAttribute('class', v); }
     get classList() { return new DOMTokenList(this, 'class'); }
-    getAttribute(name) { return native.getAttribute(this[ID], String(name)); }
+    // A missing attribute comes back from Rust as `undefined`; the DOM says null
+    // (hasAttribute and the boolean reflections below compare against null).
+    getAttribute(name) { return native.getAttribute(this[ID], String(name)) ?? null; }
     getAttributeNames() { return native.attributeNames(this[ID]); }
     get attributes() {
       const list = native.attributeNames(this[ID]).map((name) => ({ name, value: this.getAttribute(name) }));
@@ -493,20 +495,20 @@
       },
     });
   };
-  const localStorage = makeStorage({
-    get: native.storageGet, set: native.storageSet, remove: native.storageRemove, clear: native.storageClear,
-    key: native.storageKey, length: native.storageLength, keys: native.storageKeys,
+  // Both areas live in Rust (storage.rs) so that they outlive this realm and
+  // are carried by snapshots; the first native argument selects the area.
+  const storageBackend = (session) => ({
+    // Missing entries come back from Rust as `undefined`; Storage says null.
+    get: (k) => native.storageGet(session, k) ?? null,
+    set: (k, v) => native.storageSet(session, k, v),
+    remove: (k) => native.storageRemove(session, k),
+    clear: () => native.storageClear(session),
+    key: (i) => native.storageKey(session, i) ?? null,
+    length: () => native.storageLength(session),
+    keys: () => native.storageKeys(session),
   });
-  const session = new Map();
-  const sessionStorage = makeStorage({
-    get: (k) => (session.has(k) ? session.get(k) : null),
-    set: (k, v) => { session.set(k, v); },
-    remove: (k) => { session.delete(k); },
-    clear: () => session.clear(),
-    key: (i) => { const keys = [...session.keys()]; return i < keys.length ? keys[i] : null; },
-    length: () => session.size,
-    keys: () => [...session.keys()],
-  });
+  const localStorage = makeStorage(storageBackend(false));
+  const sessionStorage = makeStorage(storageBackend(true));
 
   // ---- timers (virtual clock, run by the engine) ---------------------------
   let clock = 0;

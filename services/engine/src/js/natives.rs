@@ -72,8 +72,17 @@ fn syntax_error<'js>(ctx: &Ctx<'js>, selector: &str) -> rquickjs::Error {
     )
 }
 
-/// The origin whose `localStorage` the page sees; opaque origins have none.
-fn storage_origin<'js>(ctx: &Ctx<'js>) -> Result<String> {
+/// The storage area a storage native addresses (`session` comes from JS).
+fn area(session: bool) -> storage::Area {
+    if session {
+        storage::Area::Session
+    } else {
+        storage::Area::Local
+    }
+}
+
+/// The origin whose storage the page sees; opaque origins have none.
+fn storage_origin<'js>(ctx: &Ctx<'js>, area: storage::Area) -> Result<String> {
     let url = with_tab(ctx, |tab| Ok(tab.url.clone()))?;
     let origin = Url::parse(&url).map(|u| u.origin());
     match origin {
@@ -81,7 +90,10 @@ fn storage_origin<'js>(ctx: &Ctx<'js>) -> Result<String> {
         _ => Err(Exception::throw_dom(
             ctx,
             "SecurityError",
-            "localStorage is not available for this document's origin",
+            &format!(
+                "{} is not available for this document's origin",
+                area.name()
+            ),
         )),
     }
 }
@@ -584,49 +596,70 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         })
     });
 
-    // --- localStorage ---
+    // --- localStorage / sessionStorage ---
+    // The first argument picks the area: `true` for sessionStorage.
     def!("storageGet", |ctx: Ctx<'js>,
+                        session: bool,
                         key: String|
      -> Result<Option<String>> {
-        Ok(storage::get(&storage_origin(&ctx)?, &key))
+        let area = area(session);
+        Ok(storage::get(area, &storage_origin(&ctx, area)?, &key))
     });
     def!("storageSet", |ctx: Ctx<'js>,
+                        session: bool,
                         key: String,
                         value: String|
      -> Result<()> {
-        let origin = storage_origin(&ctx)?;
-        storage::set(&origin, &key, &value).map_err(|storage::StorageError::QuotaExceeded| {
+        let area = area(session);
+        let origin = storage_origin(&ctx, area)?;
+        storage::set(area, &origin, &key, &value).map_err(|storage::StorageError::QuotaExceeded| {
             Exception::throw_dom(
                 &ctx,
                 "QuotaExceededError",
-                "The quota of localStorage for this origin has been exceeded",
+                &format!(
+                    "The quota of {} for this origin has been exceeded",
+                    area.name()
+                ),
             )
         })
     });
     def!("storageRemove", |ctx: Ctx<'js>,
+                           session: bool,
                            key: String|
      -> Result<()> {
-        storage::remove(&storage_origin(&ctx)?, &key);
+        let area = area(session);
+        storage::remove(area, &storage_origin(&ctx, area)?, &key);
         Ok(())
     });
-    def!("storageClear", |ctx: Ctx<'js>| -> Result<()> {
-        storage::clear(&storage_origin(&ctx)?);
+    def!("storageClear", |ctx: Ctx<'js>,
+                          session: bool|
+     -> Result<()> {
+        let area = area(session);
+        storage::clear(area, &storage_origin(&ctx, area)?);
         Ok(())
     });
     def!("storageKey", |ctx: Ctx<'js>,
+                        session: bool,
                         index: f64|
      -> Result<Option<String>> {
-        let origin = storage_origin(&ctx)?;
+        let area = area(session);
+        let origin = storage_origin(&ctx, area)?;
         if !(index >= 0.0 && index < u32::MAX as f64) {
             return Ok(None);
         }
-        Ok(storage::key(&origin, index as usize))
+        Ok(storage::key(area, &origin, index as usize))
     });
-    def!("storageLength", |ctx: Ctx<'js>| -> Result<usize> {
-        Ok(storage::len(&storage_origin(&ctx)?))
+    def!("storageLength", |ctx: Ctx<'js>,
+                           session: bool|
+     -> Result<usize> {
+        let area = area(session);
+        Ok(storage::len(area, &storage_origin(&ctx, area)?))
     });
-    def!("storageKeys", |ctx: Ctx<'js>| -> Result<Vec<String>> {
-        Ok(storage::keys(&storage_origin(&ctx)?))
+    def!("storageKeys", |ctx: Ctx<'js>,
+                         session: bool|
+     -> Result<Vec<String>> {
+        let area = area(session);
+        Ok(storage::keys(area, &storage_origin(&ctx, area)?))
     });
 
     Ok(native)
