@@ -26,7 +26,7 @@ pub struct WorkerConfig {
     )]
     pub session_memory_mb: u32,
 
-    /// Largest response body the engine may fetch, bytes (DESIGN §7: 8 MiB).
+    /// Largest response body a page may fetch, bytes; larger responses fail.
     #[arg(long = "max-response-bytes", env = "FLEET_MAX_RESPONSE_BYTES", default_value_t = 8 * 1024 * 1024)]
     pub max_response_bytes: usize,
 
