@@ -41,8 +41,8 @@ async fn storage_and_title(client: &Client, id: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_idle_session_is_evicted_and_restored_with_its_storage() {
-    let fleet = Fleet::start_with(2, &[("FLEET_IDLE_TTL_SECS", "1")]).await;
+async fn an_idle_session_is_evicted_and_restored_on_another_worker_with_its_storage() {
+    let mut fleet = Fleet::start_with(2, &[("FLEET_IDLE_TTL_SECS", "1")]).await;
     let client = fleet.client("acme").await;
     let id = session_with_storage(&client, "idle-value").await;
     let (owner, _) = fleet.route(&id).await;
@@ -53,9 +53,18 @@ async fn an_idle_session_is_evicted_and_restored_with_its_storage() {
         || async { fleet.route(&id).await.0.is_empty().then_some(()) },
     )
     .await;
+    // Retire the worker that held it, so the restore must happen elsewhere.
+    let index: usize = owner.trim_start_matches("worker-").parse().unwrap();
+    fleet.workers[index].1.child.start_kill().unwrap();
+    fleet.workers[index].1.child.wait().await.unwrap();
     assert_eq!(
         storage_and_title(&client, &id).await,
         json!(["idle-value", "kept page"])
+    );
+    let (restored_on, _) = fleet.route(&id).await;
+    assert!(
+        !restored_on.is_empty() && restored_on != owner,
+        "restored on {restored_on:?}, evicted from {owner:?}"
     );
 }
 
