@@ -2,7 +2,10 @@
 //! `protoc` is needed on the machine).
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto");
+    // Read at run time, not `env!` at compile time: one compiled build script is
+    // reused by every checkout that shares a target directory.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?;
+    let root = std::path::Path::new(&manifest).join("../../proto");
     let files = [
         root.join("fleet/v1/browser.proto"),
         root.join("fleet/v1/worker.proto"),

@@ -7,7 +7,12 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // Read at run time, not `env!` at compile time: one compiled build script is
+    // reused by every checkout that shares a target directory.
+    let manifest = match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => panic!("cargo did not set CARGO_MANIFEST_DIR for the build script"),
+    };
     let root = manifest.join("../..");
     let engine = root.join("services/engine");
     for p in ["src", "wit", "fonts", "Cargo.toml"] {

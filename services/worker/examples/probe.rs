@@ -96,8 +96,26 @@ async fn main() -> anyhow::Result<()> {
         }
         Err(e) => eprintln!("screenshot failed: {e}"),
     }
+    let t = Instant::now();
     let snap = tab.snapshot(budget).await?;
-    println!("snapshot: {} bytes", snap.len());
+    println!("snapshot: {} bytes in {:?}", snap.len(), t.elapsed());
+    // Restore cost as a worker pays it for an evicted session: a new instance,
+    // then the snapshot applied (the page loaded again, storage and forms set).
+    for round in 0..3 {
+        let t = Instant::now();
+        let mut restored = host
+            .new_tab(Viewport {
+                width: 1280,
+                height: 720,
+            })
+            .await?;
+        let summary = restored.restore(&snap, budget).await?;
+        eprintln!(
+            "restore round {round}: {:?} ({:?})",
+            t.elapsed(),
+            summary.map(|s| s.title)
+        );
+    }
 
     // Resident memory per live session: hold N tabs with the page loaded.
     const N: usize = 20;
