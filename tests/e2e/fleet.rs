@@ -163,12 +163,7 @@ async fn a_session_whose_route_is_lost_restores_its_storage_from_postgres() {
     let (_, epoch) = fleet.route(&id).await;
 
     // Forget the route, as after a Redis flush: the next call must restore.
-    let mut conn = fleet.redis.clone();
-    let _: () = redis::cmd("DEL")
-        .arg(format!("route:{id}"))
-        .query_async(&mut conn)
-        .await
-        .unwrap();
+    fleet.forget_route(&id).await;
     let (out, _) = call(&client, "servo_evaluate", json!({"actions": [{"sessionID": id, "script": "[localStorage.getItem('k'), document.title, innerWidth]"}]})).await;
     assert_eq!(
         first(&out)["response"]["value"],
@@ -314,12 +309,7 @@ async fn an_httponly_login_cookie_is_kept_by_the_host_and_survives_a_restore() {
         "an HttpOnly cookie reached the page: {out:#}"
     );
 
-    let mut conn = fleet.redis.clone();
-    let _: () = redis::cmd("DEL")
-        .arg(format!("route:{id}"))
-        .query_async(&mut conn)
-        .await
-        .unwrap();
+    fleet.forget_route(&id).await;
     let (out, _) = call(&client, "servo_navigate", whoami).await;
     assert!(
         first(&out)["response"]["page"]["text"]

@@ -279,6 +279,17 @@ impl Fleet {
         out.trim().to_owned()
     }
 
+    /// Deletes a session's route, as a Redis flush would: its next call must
+    /// restore it from the last checkpoint.
+    pub async fn forget_route(&self, session: &str) {
+        let mut conn = self.redis.clone();
+        let _: () = redis::cmd("DEL")
+            .arg(format!("route:{session}"))
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+    }
+
     /// The worker that owns a session now, and its epoch.
     pub async fn route(&self, session: &str) -> (String, u64) {
         let mut conn = self.redis.clone();

@@ -100,12 +100,7 @@ async fn a_restored_session_keeps_its_session_storage_and_form_values() {
     assert_eq!(first(&out)["response"]["value"], "sv", "{out:#}");
 
     // Forget the route: the next call restores from the last checkpoint.
-    let mut conn = fleet.redis.clone();
-    let _: () = redis::cmd("DEL")
-        .arg(format!("route:{id}"))
-        .query_async(&mut conn)
-        .await
-        .unwrap();
+    fleet.forget_route(&id).await;
     let read = "const q = (s) => document.querySelector(s); \
         [sessionStorage.getItem('s'), document.title, q('#t').value, q('#p').value, \
          q('#c').checked, [...q('#s').children].map((o) => o.selected), q('#a').value]";

@@ -148,12 +148,7 @@ async fn a_snapshot_that_cannot_be_restored_fails_the_session_not_the_worker() {
         .execute(&mut pg)
         .await
         .unwrap();
-    let mut conn = fleet.redis.clone();
-    let _: () = redis::cmd("DEL")
-        .arg(format!("route:{doomed}"))
-        .query_async(&mut conn)
-        .await
-        .unwrap();
+    fleet.forget_route(&doomed).await;
 
     let (out, _) = call(
         &client,

@@ -290,6 +290,12 @@ mod tests {
         }
     }
 
+    /// One fetch with an empty cookie jar and a generous timeout.
+    async fn fetch_fresh(f: &Fetcher, req: FetchRequest) -> Result<FetchResponse, Refused> {
+        f.fetch(req, &mut CookieStore::default(), Duration::from_secs(5))
+            .await
+    }
+
     fn loopback_fetcher(max_body: usize) -> Fetcher {
         Fetcher::new(
             NetPolicy {
@@ -308,21 +314,9 @@ mod tests {
             .route("/over", route(|| async { vec![b'a'; 1001] }));
         let base = serve(app).await;
         let f = loopback_fetcher(1000);
-        let ok = f
-            .fetch(
-                get(format!("{base}/at")),
-                &mut CookieStore::default(),
-                Duration::from_secs(5),
-            )
-            .await
-            .unwrap();
+        let ok = fetch_fresh(&f, get(format!("{base}/at"))).await.unwrap();
         assert_eq!(ok.body.len(), 1000);
-        let err = f
-            .fetch(
-                get(format!("{base}/over")),
-                &mut CookieStore::default(),
-                Duration::from_secs(5),
-            )
+        let err = fetch_fresh(&f, get(format!("{base}/over")))
             .await
             .unwrap_err();
         assert!(err.0.contains("exceeds the limit of 1000 bytes"), "{err}");
@@ -345,32 +339,15 @@ mod tests {
             .route("/end", route(|| async { "landed" }));
         let base = serve(app).await;
         let f = loopback_fetcher(1 << 20);
-        let err = f
-            .fetch(
-                get(format!("{base}/to-private")),
-                &mut CookieStore::default(),
-                Duration::from_secs(5),
-            )
+        let err = fetch_fresh(&f, get(format!("{base}/to-private")))
             .await
             .unwrap_err();
         assert!(err.0.contains("10.0.0.1"), "{err}");
-        let err = f
-            .fetch(
-                get(format!("{base}/to-file")),
-                &mut CookieStore::default(),
-                Duration::from_secs(5),
-            )
+        let err = fetch_fresh(&f, get(format!("{base}/to-file")))
             .await
             .unwrap_err();
         assert!(err.0.contains("only http and https"), "{err}");
-        let ok = f
-            .fetch(
-                get(format!("{base}/hop")),
-                &mut CookieStore::default(),
-                Duration::from_secs(5),
-            )
-            .await
-            .unwrap();
+        let ok = fetch_fresh(&f, get(format!("{base}/hop"))).await.unwrap();
         assert_eq!(
             (ok.url, ok.body),
             (format!("{base}/end"), b"landed".to_vec())
