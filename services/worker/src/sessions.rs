@@ -285,8 +285,9 @@ impl Sessions {
         let result = execute(tab, kind, budget).await;
         // Checkpoint whatever the outcome, unless the instance is gone: a failed
         // action may still have changed state the agent will expect to find.
+        let seen = result.as_ref().ok().and_then(page_of);
         if !tab.poisoned()
-            && let Err(f) = self.checkpoint(&req.session_id, req.epoch, tab).await
+            && let Err(f) = self.checkpoint(&req.session_id, req.epoch, tab, seen).await
         {
             if f.code == ErrorCode::Unavailable {
                 slot.gone = true;
@@ -369,7 +370,15 @@ impl Sessions {
         Ok(tab)
     }
 
-    async fn checkpoint(&self, session_id: &str, epoch: u64, tab: &mut Tab) -> Result<(), Failure> {
+    /// Saves the tab. `seen` is the page the action just returned, if any, so the
+    /// page is not read a second time for its URL and title.
+    async fn checkpoint(
+        &self,
+        session_id: &str,
+        epoch: u64,
+        tab: &mut Tab,
+        seen: Option<(String, String)>,
+    ) -> Result<(), Failure> {
         let engine = tab.snapshot(HOUSEKEEPING).await?;
         let cookies = tab
             .cookie_state()
@@ -378,15 +387,21 @@ impl Sessions {
         fleet_telemetry::counter!("fleet_worker_checkpoints_total").increment(1);
         fleet_telemetry::counter!("fleet_worker_checkpoint_bytes_total")
             .increment(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
-        let summary = tab.inspect(HOUSEKEEPING).await?;
+        let (url, title) = match seen {
+            Some(page) => page,
+            None => {
+                let summary = tab.inspect(HOUSEKEEPING).await?;
+                (summary.url, summary.title)
+            }
+        };
         self.inner
             .store
             .save_snapshot(
                 session_id,
                 epoch,
                 &bytes,
-                &summary.url,
-                &summary.title,
+                &url,
+                &title,
                 self.inner.session_ttl_ms,
             )
             .await
@@ -454,6 +469,17 @@ impl Sessions {
             }
         }
     }
+}
+
+/// The URL and title of the page an action's output carries.
+fn page_of(output: &ActionOutput) -> Option<(String, String)> {
+    let page = match output.kind.as_ref()? {
+        action_output::Kind::Page(p) => p,
+        action_output::Kind::Evaluate(e) => e.page.as_ref()?,
+        action_output::Kind::Screenshot(s) => s.page.as_ref()?,
+        action_output::Kind::Status(_) | action_output::Kind::Closed(_) => return None,
+    };
+    Some((page.url.clone(), page.title.clone()))
 }
 
 async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOutput, Failure> {
