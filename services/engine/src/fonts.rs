@@ -5,11 +5,18 @@
 //! (DESIGN.md §4). We bundle Liberation (SIL OFL 1.1, see `fonts/LICENSE`), which is
 //! metric-compatible with Arial, Times New Roman and Courier New, so pages laid out
 //! for those fonts wrap the same way.
+//!
+//! Fonts registered through `register-font` join the same per-instance font
+//! context, so every document the tab loads afterwards can use them, and are
+//! also added to the current document.
 
-use std::cell::OnceCell;
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use blitz_dom::FontContext;
+use blitz_dom::net::{FontFaceOverrides, Resource, ResourceLoadResponse};
+use blitz_traits::net::Bytes;
 use parley::fontique::{
     Blob, Collection, CollectionOptions, FallbackKey, FamilyId, FontInfoOverride, GenericFamily,
     Script, SourceCache,
@@ -41,17 +48,88 @@ const FALLBACK_SCRIPTS: &[[u8; 4]] = &[*b"Latn", *b"Grek", *b"Cyrl", *b"Zyyy", *
 
 thread_local! {
     /// Parsing the font tables takes a few milliseconds, so the collection is
-    /// built once per instance and cloned into each document.
-    static FONT_CONTEXT: OnceCell<FontContext> = const { OnceCell::new() };
+    /// built once per instance and cloned into each document. Registered fonts
+    /// are added here too, which is what keeps them across loads.
+    static FONT_CONTEXT: RefCell<Option<FontContext>> = const { RefCell::new(None) };
 }
 
 /// A font context with the bundled fonts registered and assigned to the
-/// generic families.
+/// generic families, plus the fonts registered with [`register`].
 pub(crate) fn font_context() -> FontContext {
-    FONT_CONTEXT.with(|cell| cell.get_or_init(build).clone())
+    FONT_CONTEXT.with(|cell| cell.borrow_mut().get_or_insert_with(build).clone())
 }
 
-fn register(
+/// The first four bytes of the font formats `register` accepts once WOFF and
+/// WOFF2 are decompressed: TrueType (1.0 and Apple's `true`), OpenType with
+/// CFF outlines, and TrueType/OpenType collections.
+const SFNT_SIGNATURES: [[u8; 4]; 4] = [*b"\0\x01\0\0", *b"true", *b"OTTO", *b"ttcf"];
+
+/// Register a font (TrueType, OpenType, WOFF or WOFF2 bytes) for this tab and
+/// return the family names it provides, sorted. The font is added to the
+/// instance's font context (documents loaded later) and to the current
+/// document, which lays out again with it.
+pub(crate) fn register(data: Vec<u8>) -> Result<Vec<String>, String> {
+    if data.is_empty() {
+        return Err("the font data is empty".to_owned());
+    }
+    let signature: Option<[u8; 4]> = data.get(..4).and_then(|s| s.try_into().ok());
+    let compressed = matches!(&signature, Some(s) if s == b"wOFF" || s == b"wOF2");
+    // `decode_font_bytes` hands back the input unchanged when decompression
+    // fails, so a still-compressed result means the WOFF data is broken.
+    let bytes = match blitz_dom::decode_font_bytes(&data) {
+        Cow::Owned(decompressed) => decompressed,
+        Cow::Borrowed(_) if compressed => {
+            return Err("the WOFF/WOFF2 data could not be decompressed".to_owned());
+        }
+        Cow::Borrowed(_) => data,
+    };
+    let signature: Option<[u8; 4]> = bytes.get(..4).and_then(|s| s.try_into().ok());
+    if !signature.is_some_and(|s| SFNT_SIGNATURES.contains(&s)) {
+        return Err(
+            "the data is not a TrueType, OpenType, WOFF or WOFF2 font (unknown signature)"
+                .to_owned(),
+        );
+    }
+    let bytes = Bytes::from(bytes);
+    let families = FONT_CONTEXT.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let context = cell.get_or_insert_with(build);
+        let blob = Blob::new(Arc::new(bytes.clone()) as _);
+        let ids: Vec<FamilyId> = context
+            .collection
+            .register_fonts(blob, None)
+            .into_iter()
+            .map(|(family, _)| family)
+            .collect();
+        let mut names: Vec<String> = ids
+            .into_iter()
+            .filter_map(|id| context.collection.family_name(id).map(str::to_owned))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    });
+    if families.is_empty() {
+        return Err("the font data could not be parsed: no usable font face in it".to_owned());
+    }
+    // The current document has its own copy of the font context: hand it the
+    // font the way Blitz applies a loaded `@font-face`, which also makes it
+    // lay its text out again. A tab that has no document yet gets the font
+    // from the instance's context when it builds one.
+    crate::tab::with_existing_document(|doc| {
+        doc.load_resource(ResourceLoadResponse {
+            // Not a request of the document's own: an id no request uses, so
+            // no pending resource is marked as done.
+            request_id: usize::MAX,
+            node_id: None,
+            resolved_url: None,
+            result: Ok(Resource::Font(bytes, FontFaceOverrides::default())),
+        });
+    });
+    Ok(families)
+}
+
+fn register_bundled(
     collection: &mut Collection,
     bytes: &'static [u8],
     alias: Option<&str>,
@@ -78,13 +156,13 @@ fn register_family(
 ) -> Vec<FamilyId> {
     let mut ids = Vec::new();
     for face in faces {
-        for id in register(collection, face, None) {
+        for id in register_bundled(collection, face, None) {
             if !ids.contains(&id) {
                 ids.push(id);
             }
         }
         for alias in aliases {
-            register(collection, face, Some(alias));
+            register_bundled(collection, face, Some(alias));
         }
     }
     ids

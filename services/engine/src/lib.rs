@@ -18,6 +18,7 @@ mod bindings {
 mod charset;
 mod fonts;
 mod forms;
+mod indexeddb;
 mod inspect;
 mod js;
 mod net;
@@ -26,7 +27,9 @@ mod snapshot;
 mod storage;
 mod tab;
 
-use bindings::exports::fleet::engine::page::{EvalError, Guest, Source, Summary, Viewport};
+use bindings::exports::fleet::engine::page::{
+    EvalError, Guest, Source, StatePart, Summary, Viewport,
+};
 
 /// The exported `page` interface; every call is forwarded to the tab state.
 struct Engine;
@@ -52,12 +55,16 @@ impl Guest for Engine {
         tab::screenshot()
     }
 
-    fn snapshot() -> Vec<u8> {
+    fn register_font(data: Vec<u8>) -> Result<Vec<String>, String> {
+        fonts::register(data)
+    }
+
+    fn snapshot() -> Vec<StatePart> {
         snapshot::snapshot()
     }
 
-    fn restore(state: Vec<u8>) -> Result<Summary, String> {
-        snapshot::restore(&state)
+    fn restore(parts: Vec<StatePart>) -> Result<Summary, String> {
+        snapshot::restore(parts)
     }
 }
 

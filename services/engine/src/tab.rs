@@ -4,11 +4,15 @@
 //! the state is a thread-local `RefCell`. JavaScript bindings reach the document
 //! through [`try_with_tab`] while a script runs; no code holds the borrow while
 //! calling into JavaScript, so those borrows never collide.
+//!
+//! The viewport's scroll position lives in the Blitz document (it is what
+//! `blitz-paint` offsets the painted viewport by), so a new document starts at
+//! the top, as after a navigation.
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use blitz_dom::{BaseDocument, DocumentConfig, NodeId, StyleThreading};
+use blitz_dom::{BaseDocument, DocumentConfig, NodeId, Point, ScrollBehavior, StyleThreading};
 use blitz_html::{HtmlDocument, HtmlProvider};
 use blitz_traits::net::http::StatusCode;
 use blitz_traits::shell::{ColorScheme, Viewport};
@@ -88,6 +92,63 @@ impl Tab {
                 break;
             }
         }
+        // Content that shrank, or a viewport that grew, leaves less to scroll:
+        // browsers pull the scroll position back into range, and so do we.
+        let scroll = doc.viewport_scroll();
+        if scroll != Point::ZERO {
+            scroll_root_to(doc, scroll.x, scroll.y);
+        }
+    }
+
+    /// The viewport's scroll position in CSS pixels, within the current layout.
+    pub fn viewport_scroll(&mut self) -> (f64, f64) {
+        self.resolve();
+        let scroll = self.document().viewport_scroll();
+        (scroll.x, scroll.y)
+    }
+
+    /// Scroll the viewport to `(x, y)`, clamped to what the current layout can
+    /// scroll. Returns whether the position changed.
+    pub fn scroll_viewport_to(&mut self, x: f64, y: f64) -> bool {
+        self.resolve();
+        let doc = self.document();
+        let before = doc.viewport_scroll();
+        scroll_root_to(doc, x, y);
+        doc.viewport_scroll() != before
+    }
+
+    /// The size of what the viewport scrolls over in CSS pixels: the root
+    /// element's box or its overflow, whichever is larger, and never less than
+    /// the viewport (what `document.documentElement.scrollWidth/Height` read).
+    pub fn document_scroll_size(&mut self) -> (f64, f64) {
+        self.resolve();
+        let (width, height) = (f64::from(self.width), f64::from(self.height));
+        let doc = self.document();
+        let Some(root) = doc.try_root_element() else {
+            return (width, height);
+        };
+        let layout = root.final_layout();
+        let content_width = layout.size.width.max(layout.scrollable_overflow_rect.right);
+        let content_height = layout
+            .size
+            .height
+            .max(layout.scrollable_overflow_rect.bottom);
+        (
+            f64::from(content_width).max(width),
+            f64::from(content_height).max(height),
+        )
+    }
+}
+
+/// Scroll the viewport of `doc` (already laid out) to `(x, y)`. Blitz treats a
+/// scroll of the root element as a scroll of the viewport and clamps it to
+/// `[0, content size - viewport size]`; non-finite coordinates count as 0.
+fn scroll_root_to(doc: &mut BaseDocument, x: f64, y: f64) {
+    let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+    match doc.try_root_element().map(|root| root.id) {
+        Some(root) => doc.scroll_to(root, finite(x), finite(y), ScrollBehavior::Instant),
+        // Nothing to scroll over.
+        None => doc.set_viewport_scroll(Point::ZERO),
     }
 }
 
@@ -213,6 +274,27 @@ pub(crate) fn viewport_size() -> (u32, u32) {
 /// Run `f` on the current document (from export entry points only).
 pub(crate) fn with_document<R>(f: impl FnOnce(&mut BaseDocument) -> R) -> R {
     with_tab(|tab| f(tab.document()))
+}
+
+/// Run `f` on the current document if the tab has built one.
+pub(crate) fn with_existing_document<R>(f: impl FnOnce(&mut BaseDocument) -> R) -> Option<R> {
+    with_tab(|tab| tab.doc.as_mut().map(f))
+}
+
+/// The viewport's scroll position as last laid out (from export entry points
+/// only). Unlike [`Tab::viewport_scroll`] this does not lay out again: a
+/// snapshot records what the tab showed, and restore clamps it anyway.
+pub(crate) fn viewport_scroll() -> (f64, f64) {
+    with_tab(|tab| {
+        let scroll = tab.document().viewport_scroll();
+        (scroll.x, scroll.y)
+    })
+}
+
+/// Scroll the viewport, clamped to the current layout (from export entry
+/// points only).
+pub(crate) fn scroll_viewport_to(x: f64, y: f64) {
+    with_tab(|tab| tab.scroll_viewport_to(x, y));
 }
 
 /// The document URL and, for inline documents, their source.

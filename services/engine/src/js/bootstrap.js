@@ -1,7 +1,8 @@
 // The DOM prelude, evaluated once per realm (see js/mod.rs). It receives the
 // object of native functions (js/natives.rs), builds the Web API surface on
-// them, and returns the hooks the engine calls (load events, timers). Nodes are
-// thin wrappers around Blitz node ids; the document itself lives in Rust.
+// them, and returns the hooks the engine calls (load events, timers, tasks) and
+// the internals that indexeddb.js builds on. Nodes are thin wrappers around
+// Blitz node ids; the document itself lives in Rust.
 (function (native) {
   'use strict';
   const g = globalThis;
@@ -57,6 +58,8 @@
       this.timeStamp = Date.now();
       hidden(this, '_stop', false);
       hidden(this, '_stopNow', false);
+      // Set when a listener threw: IndexedDB aborts the transaction then.
+      hidden(this, '_threw', false);
     }
     preventDefault() { if (this.cancelable) this.defaultPrevented = true; }
     stopPropagation() { this._stop = true; }
@@ -88,12 +91,12 @@
       if (l.once) removeEventListener.call(target, event.type, l.fn);
       try {
         if (typeof l.fn === 'function') l.fn.call(target, event); else l.fn.handleEvent(event);
-      } catch (e) { reportError(e); }
+      } catch (e) { event._threw = true; reportError(e); }
       if (event._stopNow) return;
     }
     const handler = target['on' + event.type];
     if (typeof handler === 'function') {
-      try { if (handler.call(target, event) === false) event.preventDefault(); } catch (e) { reportError(e); }
+      try { if (handler.call(target, event) === false) event.preventDefault(); } catch (e) { event._threw = true; reportError(e); }
     }
   };
   const dispatchEvent = function (event) {
@@ -116,7 +119,9 @@
   class EventTarget {}
   for (const [name, fn] of Object.entries({ addEventListener, removeEventListener, dispatchEvent })) {
     hidden(EventTarget.prototype, name, fn);
-    hidden(g, name, fn);
+    // Page scripts call these bare (`addEventListener('load', f)`), which
+    // passes no `this` from sloppy code into this strict prelude.
+    hidden(g, name, function (...args) { return fn.apply(this === undefined ? g : this, args); });
   }
 
   // ---- nodes ---------------------------------------------------------------
@@ -288,14 +293,67 @@
     getClientRects() { return [this.getBoundingClientRect()]; }
     get offsetWidth() { return native.boundingRect(this[ID])[2]; }
     get offsetHeight() { return native.boundingRect(this[ID])[3]; }
-    get clientWidth() { return this.offsetWidth; }
-    get clientHeight() { return this.offsetHeight; }
-    scrollIntoView() {}
+    // The root element's client area is the viewport (what scroll math such
+    // as `scrollHeight - clientHeight` expects).
+    get clientWidth() { return isRoot(this) ? native.viewport()[0] : this.offsetWidth; }
+    get clientHeight() { return isRoot(this) ? native.viewport()[1] : this.offsetHeight; }
+    get scrollTop() { return elementScroll(this)[1]; }
+    set scrollTop(v) { scrollElementTo(this, elementScroll(this)[0], Number(v)); }
+    get scrollLeft() { return elementScroll(this)[0]; }
+    set scrollLeft(v) { scrollElementTo(this, Number(v), elementScroll(this)[1]); }
+    get scrollWidth() { return Math.round(elementScrollSize(this)[0]); }
+    get scrollHeight() { return Math.round(elementScrollSize(this)[1]); }
+    scrollTo(...args) { const [x, y] = scrollArgs(args, elementScroll(this)); scrollElementTo(this, x, y); }
+    scroll(...args) { this.scrollTo(...args); }
+    scrollBy(...args) {
+      const [x, y] = elementScroll(this);
+      const [dx, dy] = scrollArgs(args, [0, 0]);
+      scrollElementTo(this, x + dx, y + dy);
+    }
+    scrollIntoView(arg) {
+      let block = 'start';
+      let inline = 'nearest';
+      if (arg === false) block = 'end';
+      else if (arg && typeof arg === 'object') { block = String(arg.block ?? 'start'); inline = String(arg.inline ?? 'nearest'); }
+      if (native.scrollIntoView(this[ID], block, inline)) queueScrollEvent(document);
+    }
     focus() {}
     blur() {}
   }
   mixin(Element, parentNodeMixin);
   mixin(Element, childNodeMixin);
+
+  // ---- scrolling -----------------------------------------------------------
+  // The viewport's position lives in the Blitz document, so screenshots show
+  // what the page scrolled to. The root element scrolls the viewport (CSSOM);
+  // other elements scroll their own box when their overflow allows it.
+  const isRoot = (el) => el[ID] === native.documentElement();
+  const elementScroll = (el) => (isRoot(el) ? native.scrollPosition() : native.elementScroll(el[ID]));
+  const elementScrollSize = (el) => (isRoot(el) ? native.documentScrollSize() : native.elementScrollSize(el[ID]));
+  const finite = (v) => { const n = Number(v); return Number.isFinite(n) ? n : 0; };
+  // `(x, y)` or `({left, top})`; a member left out keeps `base`.
+  const scrollArgs = (args, base) => {
+    if (args.length >= 2) return [finite(args[0]), finite(args[1])];
+    const o = args[0];
+    if (o === null || typeof o !== 'object') return base;
+    return [o.left === undefined ? base[0] : finite(o.left), o.top === undefined ? base[1] : finite(o.top)];
+  };
+  // One `scroll` event per target per task, like browsers' per-frame events;
+  // at the document it bubbles to the window.
+  const pendingScrollEvents = new Set();
+  const queueScrollEvent = (target) => {
+    if (pendingScrollEvents.has(target)) return;
+    pendingScrollEvents.add(target);
+    addTimer(() => {
+      pendingScrollEvents.delete(target);
+      target.dispatchEvent(new Event('scroll', { bubbles: target === document }));
+    }, 0, [], false);
+  };
+  const scrollViewportTo = (x, y) => { if (native.scrollViewportTo(x, y)) queueScrollEvent(document); };
+  const scrollElementTo = (el, x, y) => {
+    if (isRoot(el)) scrollViewportTo(x, y);
+    else if (native.elementScrollTo(el[ID], finite(x), finite(y))) queueScrollEvent(el);
+  };
 
   const styleProxy = (el) => new Proxy({}, {
     get(_, key) {
@@ -383,6 +441,7 @@
     get cookie() { return ''; }
     set cookie(_) {}
     get activeElement() { return this.body; }
+    get scrollingElement() { return this.documentElement; }
     get forms() { return this.querySelectorAll('form'); }
     get images() { return this.querySelectorAll('img'); }
     get links() { return this.querySelectorAll('a[href], area[href]'); }
@@ -523,15 +582,26 @@
     return id;
   };
   const clearTimer = (id) => { timers.delete(id); };
+  // Other task sources (IndexedDB): `runTask()` runs one due task and says
+  // whether it did; `endTask()` is called when a task and its microtasks end.
+  const taskSources = [];
+  // Runs one task: 2 for a task of another source (always due), 1 for a timer
+  // due by `horizon` virtual ms, 0 when nothing was due.
   const runNextTimer = (horizon) => {
+    for (const source of taskSources) if (source.runTask()) return 2;
     let nextId = 0;
     let next = null;
     for (const [id, t] of timers) if (!next || t.at < next.at) { next = t; nextId = id; }
-    if (!next || next.at > horizon) return false;
+    if (!next || next.at > horizon) return 0;
     clock = Math.max(clock, next.at);
     if (next.repeat) next.at = clock + Math.max(next.delay, 4); else timers.delete(nextId);
     try { next.fn.apply(g, next.args); } catch (e) { reportError(e); }
-    return true;
+    return 1;
+  };
+  const endTask = () => {
+    for (const source of taskSources) {
+      try { source.endTask(); } catch (e) { reportError(e); }
+    }
   };
 
   // ---- window --------------------------------------------------------------
@@ -549,8 +619,15 @@
     cancelAnimationFrame: clearTimer,
     requestIdleCallback: (fn) => addTimer(() => fn({ didTimeout: false, timeRemaining: () => 50 }), 1, [], false),
     cancelIdleCallback: clearTimer,
-    devicePixelRatio: 1, scrollX: 0, scrollY: 0, pageXOffset: 0, pageYOffset: 0,
-    scrollTo() {}, scrollBy() {}, scroll() {}, focus() {}, blur() {}, print() {},
+    devicePixelRatio: 1,
+    scrollTo(...args) { const [x, y] = scrollArgs(args, native.scrollPosition()); scrollViewportTo(x, y); },
+    scroll(...args) { g.scrollTo(...args); },
+    scrollBy(...args) {
+      const [x, y] = native.scrollPosition();
+      const [dx, dy] = scrollArgs(args, [0, 0]);
+      scrollViewportTo(x + dx, y + dy);
+    },
+    focus() {}, blur() {}, print() {},
     alert(message) { native.console('info', `alert: ${toText(message)}`); },
     confirm(message) { native.console('info', `confirm: ${toText(message)}`); return false; },
     prompt(message) { native.console('info', `prompt: ${toText(message)}`); return null; },
@@ -565,6 +642,9 @@
     },
     performance: { now: () => Date.now() - start, timeOrigin: start, mark() {}, measure() {}, getEntriesByName: () => [] },
   });
+  for (const [name, axis] of [['scrollX', 0], ['scrollY', 1], ['pageXOffset', 0], ['pageYOffset', 1]]) {
+    Object.defineProperty(g, name, { get: () => native.scrollPosition()[axis], configurable: true });
+  }
   Object.defineProperty(g, 'innerWidth', { get: () => viewport()[0], configurable: true });
   Object.defineProperty(g, 'innerHeight', { get: () => viewport()[1], configurable: true });
   Object.defineProperty(g, 'outerWidth', { get: () => viewport()[0], configurable: true });
@@ -583,5 +663,11 @@
       g.dispatchEvent(new Event('load'));
     },
     runNextTimer,
+    endTask,
+    // For indexeddb.js (see js/mod.rs); not reachable from page scripts.
+    internals: {
+      Event, EventTarget, Node, invoke, reportError, hidden,
+      addTaskSource: (source) => { taskSources.push(source); },
+    },
   };
 })

@@ -4,13 +4,21 @@
 //! it) and dropped on every `load`, like a browser navigation. DOM bindings are
 //! a small layer of native functions over the Blitz document ([`natives`]) and a
 //! JavaScript prelude (`bootstrap.js`) that builds `window`, `document`,
-//! elements, events, timers, `location`, `console` and `localStorage` on them.
+//! elements, events, timers, `location`, `console` and `localStorage` on them;
+//! `indexeddb.js` adds IndexedDB on top of the prelude.
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
 //! its budget gets an uncatchable exception, so `while (true) {}` costs the tab
 //! seconds, not its life (the budgets are below the host's call deadlines, which
 //! would poison the whole instance). Timers run on a virtual clock, drained after the
 //! page's scripts and while `evaluate` awaits a promise.
+//!
+//! Other tasks (IndexedDB requests and transaction events) are due at once and
+//! run through the same hook as timers, one per call, so promise jobs run
+//! between them as in a browser. They also run after every `evaluate`, so
+//! that what a script wrote is committed before the host checkpoints the tab.
+//! After each task the `endTask` hook ends it (IndexedDB transactions created
+//! or reactivated in it become inactive and may commit).
 
 mod natives;
 
@@ -29,6 +37,8 @@ use crate::{charset, inspect, net, tab};
 
 /// The prelude that builds the Web API surface on the native functions.
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
+/// IndexedDB, built on the prelude's events and task queue.
+const INDEXEDDB: &str = include_str!("indexeddb.js");
 /// Heap limit of one realm.
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
 /// QuickJS's stack limit, measured on the guest's shadow stack (linear memory).
@@ -51,6 +61,10 @@ const LOAD_TIMER_HORIZON_MS: f64 = 1_000.0;
 const EVAL_TIMER_HORIZON_MS: f64 = 30_000.0;
 /// Timer callbacks run after load, at most (a `setInterval(f, 0)` ends here).
 const MAX_LOAD_TIMERS: usize = 200;
+/// Other tasks (IndexedDB requests and events) run after load or after an
+/// `evaluate`, at most; a page filling a database issues one per record, so
+/// this is far above the timer cap. The time budgets bound them too.
+const MAX_TASKS: usize = 100_000;
 /// Microtasks drained in one go, at most.
 const MAX_JOBS: usize = 100_000;
 /// Console entries kept per document, and characters per entry.
@@ -140,17 +154,27 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
         .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
     let hooks = context.with(|ctx| -> Result<_, String> {
         let native = natives::install(&ctx).map_err(|e| e.to_string())?;
-        let mut options = EvalOptions::default();
-        options.strict = true;
-        options.filename = Some("fleet:bootstrap.js".to_owned());
-        let init: Function = ctx
-            .eval_with_options(BOOTSTRAP, options)
+        let prelude = |source: &str, name: &str| -> Result<Function, String> {
+            let mut options = EvalOptions::default();
+            options.strict = true;
+            options.filename = Some(format!("fleet:{name}"));
+            ctx.eval_with_options(source, options)
+                .catch(&ctx)
+                .map_err(|e| format!("the DOM prelude ({name}) failed: {}", describe(&e)))
+        };
+        let hooks: Object = prelude(BOOTSTRAP, "bootstrap.js")?
+            .call((native.clone(),))
             .catch(&ctx)
             .map_err(|e| format!("the DOM prelude failed: {}", describe(&e)))?;
-        let hooks: Object = init
-            .call((native,))
+        // The prelude's internals (events, the task queue) for the parts
+        // built on it; page scripts never see them.
+        let internals: Object = hooks
+            .get("internals")
+            .map_err(|e| format!("the DOM prelude has no internals: {e}"))?;
+        prelude(INDEXEDDB, "indexeddb.js")?
+            .call::<_, ()>((native, internals))
             .catch(&ctx)
-            .map_err(|e| format!("the DOM prelude failed: {}", describe(&e)))?;
+            .map_err(|e| format!("the IndexedDB prelude failed: {}", describe(&e)))?;
         Ok(Persistent::save(&ctx, hooks))
     })?;
     ENV.with(|env| {
@@ -204,24 +228,82 @@ fn drain_jobs(ctx: &Ctx<'_>) {
     }
 }
 
-/// Run the next due timer callback no later than `horizon_ms` virtual ms.
-fn run_next_timer(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64) -> bool {
+/// End the current task: call the prelude's `endTask` hook (IndexedDB
+/// transactions go inactive and, with nothing left to do, commit).
+fn end_task(ctx: &Ctx<'_>, hooks: &Object<'_>) {
+    let Ok(end) = hooks.get::<_, Function>("endTask") else {
+        return;
+    };
+    let ended = with_deadline(SCRIPT_BUDGET, || {
+        end.call::<_, ()>(()).catch(ctx).map_err(|e| describe(&e))
+    });
+    if let Err(message) = ended {
+        console("error", &format!("Uncaught {message}"));
+    }
+}
+
+/// What [`run_next_task`] ran.
+#[derive(PartialEq, Eq)]
+enum Ran {
+    /// Nothing was due.
+    Nothing,
+    /// A timer callback.
+    Timer,
+    /// Another task (IndexedDB).
+    Task,
+}
+
+/// Run the next due task: another task if one is queued, else the next timer
+/// due no later than `horizon_ms` virtual ms (a negative horizon runs no
+/// timer). Its promise jobs run and the task is ended before this returns; the
+/// caller must have ended whatever ran before.
+fn run_next_task(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64) -> Ran {
     let Ok(run) = hooks.get::<_, Function>("runNextTimer") else {
-        return false;
+        return Ran::Nothing;
     };
     let ran = with_deadline(SCRIPT_BUDGET, || {
-        run.call::<_, bool>((horizon_ms,))
+        run.call::<_, i32>((horizon_ms,))
             .catch(ctx)
             .map_err(|e| describe(&e))
     });
     match ran {
         Ok(ran) => {
             drain_jobs(ctx);
-            ran
+            end_task(ctx, hooks);
+            match ran {
+                1 => Ran::Timer,
+                2 => Ran::Task,
+                _ => Ran::Nothing,
+            }
         }
         Err(message) => {
             console("error", &format!("Uncaught {message}"));
-            false
+            Ran::Nothing
+        }
+    }
+}
+
+/// Run due tasks (and timers up to `horizon_ms`) until none is left, at most
+/// `max_timers` timer callbacks and [`MAX_TASKS`] other tasks, or the deadline.
+fn run_tasks(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64, max_timers: usize) {
+    // Whatever ran before (a script, its promise jobs) is over.
+    end_task(ctx, hooks);
+    let (mut timers, mut tasks) = (0, 0);
+    while !deadline_passed() {
+        match run_next_task(ctx, hooks, horizon_ms) {
+            Ran::Nothing => break,
+            Ran::Timer => {
+                timers += 1;
+                if timers >= max_timers {
+                    break;
+                }
+            }
+            Ran::Task => {
+                tasks += 1;
+                if tasks >= MAX_TASKS {
+                    break;
+                }
+            }
         }
     }
 }
@@ -331,6 +413,9 @@ pub(crate) fn run_page_scripts() {
                     console("error", &format!("Uncaught {message} ({name})"));
                 }
                 drain_jobs(&ctx);
+                if let Ok(hooks) = hooks.clone().restore(&ctx) {
+                    end_task(&ctx, &hooks);
+                }
             });
         }
         context.with(|ctx| {
@@ -346,11 +431,9 @@ pub(crate) fn run_page_scripts() {
                 }
                 drain_jobs(&ctx);
             }
-            for _ in 0..MAX_LOAD_TIMERS {
-                if deadline_passed() || !run_next_timer(&ctx, &hooks, LOAD_TIMER_HORIZON_MS) {
-                    break;
-                }
-            }
+            run_tasks(&ctx, &hooks, LOAD_TIMER_HORIZON_MS, MAX_LOAD_TIMERS);
+            // Past the timer cap, still finish what IndexedDB has queued.
+            run_tasks(&ctx, &hooks, -1.0, usize::MAX);
         });
     });
 }
@@ -364,9 +447,14 @@ pub(crate) fn evaluate(script: &str) -> Result<String, EvalError> {
             let hooks = hooks
                 .restore(&ctx)
                 .map_err(|e| EvalError::Exception(e.to_string()))?;
-            let value = eval_classic(&ctx, script, "evaluate").map_err(EvalError::Exception)?;
-            let value = settle(&ctx, &hooks, value)?;
-            to_json(&ctx, value)
+            let result = eval_classic(&ctx, script, "evaluate")
+                .map_err(EvalError::Exception)
+                .and_then(|value| settle(&ctx, &hooks, value))
+                .and_then(|value| to_json(&ctx, value));
+            // Finish what the script started in IndexedDB (not its timers), so
+            // its writes are committed when the host checkpoints after the call.
+            run_tasks(&ctx, &hooks, -1.0, usize::MAX);
+            result
         })
     })
 }
@@ -381,6 +469,8 @@ fn settle<'js>(
         drain_jobs(ctx);
         return Ok(value);
     };
+    // Whether code ran since the last task ended (the script itself at first).
+    let mut task_open = true;
     loop {
         if let Some(result) = promise.result::<Value>() {
             return result
@@ -392,7 +482,15 @@ fn settle<'js>(
                 "the script ran past its time budget and was stopped".to_owned(),
             ));
         }
-        if !ctx.execute_pending_job() && !run_next_timer(ctx, hooks, EVAL_TIMER_HORIZON_MS) {
+        if ctx.execute_pending_job() {
+            task_open = true;
+            continue;
+        }
+        if task_open {
+            end_task(ctx, hooks);
+            task_open = false;
+        }
+        if run_next_task(ctx, hooks, EVAL_TIMER_HORIZON_MS) == Ran::Nothing {
             return Err(EvalError::Exception(
                 "the returned promise never settled (nothing left to run)".to_owned(),
             ));

@@ -1,4 +1,5 @@
-//! Native functions behind the DOM prelude, backed by the Blitz document.
+//! Native functions behind the DOM prelude, backed by the Blitz document (and,
+//! for storage and IndexedDB, by the tab's per-origin state in Rust).
 //!
 //! Nodes cross into JavaScript as numbers (`NodeId::as_u64`; slot index plus a
 //! version, so an id of a removed node never aliases a new one). Every function
@@ -7,12 +8,15 @@
 //! to panic the instance.
 
 use blitz_dom::node::{Attribute, NodeData};
-use blitz_dom::{BaseDocument, LocalName, NodeId, QualName, local_name, ns};
+use blitz_dom::{
+    BaseDocument, LocalName, NodeId, QualName, ScrollBehavior, ScrollLogicalPosition, local_name,
+    ns,
+};
 use rquickjs::{Ctx, Exception, Function, Object, Result};
 use url::Url;
 
 use crate::tab::{MAX_TEXT_CHARS, Tab};
-use crate::{inspect, storage, tab};
+use crate::{indexeddb, inspect, storage, tab};
 
 /// `innerText` of one element is read in full by scripts, up to this cap.
 const MAX_INNER_TEXT_CHARS: usize = 50 * MAX_TEXT_CHARS;
@@ -81,8 +85,9 @@ fn area(session: bool) -> storage::Area {
     }
 }
 
-/// The origin whose storage the page sees; opaque origins have none.
-fn storage_origin<'js>(ctx: &Ctx<'js>, area: storage::Area) -> Result<String> {
+/// The origin whose storage `api` (for the error message) sees; opaque
+/// origins have none.
+fn origin_for<'js>(ctx: &Ctx<'js>, api: &str) -> Result<String> {
     let url = with_tab(ctx, |tab| Ok(tab.url.clone()))?;
     let origin = Url::parse(&url).map(|u| u.origin());
     match origin {
@@ -90,11 +95,35 @@ fn storage_origin<'js>(ctx: &Ctx<'js>, area: storage::Area) -> Result<String> {
         _ => Err(Exception::throw_dom(
             ctx,
             "SecurityError",
-            &format!(
-                "{} is not available for this document's origin",
-                area.name()
-            ),
+            &format!("{api} is not available for this document's origin"),
         )),
+    }
+}
+
+/// The origin whose `localStorage`/`sessionStorage` the page sees.
+fn storage_origin<'js>(ctx: &Ctx<'js>, area: storage::Area) -> Result<String> {
+    origin_for(ctx, area.name())
+}
+
+/// The origin whose IndexedDB databases the page sees.
+fn idb_origin<'js>(ctx: &Ctx<'js>) -> Result<String> {
+    origin_for(ctx, "IndexedDB")
+}
+
+/// A scroll coordinate from JavaScript; CSSOM treats non-finite values as 0
+/// (`Tab::scroll_viewport_to` does the same for the viewport).
+fn coordinate(v: f64) -> f64 {
+    if v.is_finite() { v } else { 0.0 }
+}
+
+/// `block`/`inline` of `scrollIntoView` options.
+fn logical_position(name: &str, default: ScrollLogicalPosition) -> ScrollLogicalPosition {
+    match name {
+        "start" => ScrollLogicalPosition::Start,
+        "center" => ScrollLogicalPosition::Center,
+        "end" => ScrollLogicalPosition::End,
+        "nearest" => ScrollLogicalPosition::Nearest,
+        _ => default,
     }
 }
 
@@ -487,6 +516,105 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         })
     });
 
+    // --- scrolling ---
+    // The viewport's scroll position lives in the Blitz document (see
+    // `tab.rs`); these read and move it against a fresh layout.
+    def!("scrollPosition", |ctx: Ctx<'js>| -> Result<Vec<f64>> {
+        with_tab(&ctx, |tab| {
+            let (x, y) = tab.viewport_scroll();
+            Ok(vec![x, y])
+        })
+    });
+    def!("scrollViewportTo", |ctx: Ctx<'js>,
+                              x: f64,
+                              y: f64|
+     -> Result<bool> {
+        with_tab(&ctx, |tab| Ok(tab.scroll_viewport_to(x, y)))
+    });
+    def!("documentScrollSize", |ctx: Ctx<'js>| -> Result<Vec<f64>> {
+        with_tab(&ctx, |tab| {
+            let (width, height) = tab.document_scroll_size();
+            Ok(vec![width, height])
+        })
+    });
+    // Elements other than the root scroll their own box when their overflow
+    // lets them (Blitz clamps to the scrollable range).
+    def!("elementScroll", |ctx: Ctx<'js>,
+                           id: f64|
+     -> Result<Vec<f64>> {
+        with_tab(&ctx, |tab| {
+            tab.resolve();
+            let doc = tab.document();
+            // Layout data exists only on elements (reading it elsewhere panics).
+            Ok(doc
+                .get_node(to_id(id))
+                .filter(|n| n.is_element())
+                .map(|n| vec![n.scroll_offset().x, n.scroll_offset().y])
+                .unwrap_or_else(|| vec![0.0, 0.0]))
+        })
+    });
+    def!("elementScrollTo", |ctx: Ctx<'js>,
+                             id: f64,
+                             x: f64,
+                             y: f64|
+     -> Result<bool> {
+        with_tab(&ctx, |tab| {
+            tab.resolve();
+            let doc = tab.document();
+            let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) else {
+                return Ok(false);
+            };
+            let before = doc.get_node(id).map(|n| *n.scroll_offset());
+            doc.scroll_to(id, coordinate(x), coordinate(y), ScrollBehavior::Instant);
+            Ok(doc.get_node(id).map(|n| *n.scroll_offset()) != before)
+        })
+    });
+    def!("elementScrollSize", |ctx: Ctx<'js>,
+                               id: f64|
+     -> Result<Vec<f64>> {
+        with_tab(&ctx, |tab| {
+            tab.resolve();
+            let doc = tab.document();
+            Ok(doc
+                .get_node(to_id(id))
+                .filter(|n| n.is_element())
+                .map(|n| {
+                    let layout = n.final_layout();
+                    vec![
+                        f64::from(layout.size.width.max(layout.scrollable_overflow_rect.right)),
+                        f64::from(
+                            layout
+                                .size
+                                .height
+                                .max(layout.scrollable_overflow_rect.bottom),
+                        ),
+                    ]
+                })
+                .unwrap_or_else(|| vec![0.0, 0.0]))
+        })
+    });
+    def!("scrollIntoView", |ctx: Ctx<'js>,
+                            id: f64,
+                            block: String,
+                            inline: String|
+     -> Result<bool> {
+        with_tab(&ctx, |tab| {
+            tab.resolve();
+            let doc = tab.document();
+            let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) else {
+                return Ok(false);
+            };
+            let before = doc.viewport_scroll();
+            doc.scroll_into_view(
+                id,
+                ScrollBehavior::Instant,
+                logical_position(&block, ScrollLogicalPosition::Start),
+                logical_position(&inline, ScrollLogicalPosition::Nearest),
+            );
+            Ok(doc.viewport_scroll() != before)
+        })
+    });
+
     // --- selectors ---
     def!("querySelector", |ctx: Ctx<'js>,
                            scope: f64,
@@ -660,6 +788,50 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
      -> Result<Vec<String>> {
         let area = area(session);
         Ok(storage::keys(area, &storage_origin(&ctx, area)?))
+    });
+
+    // --- IndexedDB (committed state; the API is js/indexeddb.js) ---
+    def!("idbOrigin", |ctx: Ctx<'js>| -> Result<String> {
+        idb_origin(&ctx)
+    });
+    def!("idbLoad", |ctx: Ctx<'js>,
+                     name: String|
+     -> Result<Option<String>> {
+        Ok(indexeddb::load(&idb_origin(&ctx)?, &name))
+    });
+    def!(
+        "idbDatabases",
+        |ctx: Ctx<'js>| -> Result<Vec<Vec<String>>> {
+            // Versions go as strings: rquickjs has no u64 conversion and JS reads
+            // them back with Number().
+            Ok(indexeddb::databases(&idb_origin(&ctx)?)
+                .into_iter()
+                .map(|(name, version)| vec![name, version.to_string()])
+                .collect())
+        }
+    );
+    def!("idbDelete", |ctx: Ctx<'js>,
+                       name: String|
+     -> Result<Option<f64>> {
+        Ok(indexeddb::delete(&idb_origin(&ctx)?, &name).map(|v| v as f64))
+    });
+    def!("idbCommit", |ctx: Ctx<'js>,
+                       name: String,
+                       ops: String|
+     -> Result<()> {
+        let origin = idb_origin(&ctx)?;
+        indexeddb::commit(&origin, &name, &ops).map_err(|e| match e {
+            indexeddb::CommitError::QuotaExceeded => Exception::throw_dom(
+                &ctx,
+                "QuotaExceededError",
+                "The IndexedDB quota for this origin has been exceeded",
+            ),
+            indexeddb::CommitError::Invalid(reason) => Exception::throw_dom(
+                &ctx,
+                "UnknownError",
+                &format!("The transaction could not be committed: {reason}"),
+            ),
+        })
     });
 
     Ok(native)
