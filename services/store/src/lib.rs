@@ -20,7 +20,10 @@ pub use keys::{generate_key, hash_key};
 pub use memory::MemoryRouting;
 pub use redis_routing::RedisRouting;
 pub use routing::{Route, Routing, WorkerInfo};
-pub use sql::{NewKey, SessionRow, SessionStore, Snapshot, SqlStore, Tenant, now_millis};
+pub use sql::{
+    CheckpointWrite, NewKey, SessionRow, SessionStore, SqlStore, StoredCheckpoint, Tenant,
+    now_millis,
+};
 
 use std::sync::Arc;
 

@@ -1,4 +1,5 @@
-//! The SQL store: tenants, API keys, sessions and chunked snapshots. One set of
+//! The SQL store: tenants, API keys, sessions and their checkpoints in named,
+//! hashed, chunked parts. One set of
 //! queries serves Postgres and SQLite through sqlx's `Any` driver; the schemas differ
 //! only in the blob type (`migrations/` and `migrations/sqlite/`).
 
@@ -10,8 +11,8 @@ use sha2::Digest as _;
 
 use crate::{StoreError, generate_key, hash_key};
 
-/// Snapshot bytes are stored in rows of at most this size, so one huge snapshot
-/// never needs one huge value in the database.
+/// Part bytes are stored in rows of at most this size, so one huge part never
+/// needs one huge value in the database.
 const CHUNK_BYTES: usize = 256 * 1024;
 
 /// Unix time in milliseconds.
@@ -76,13 +77,24 @@ impl SessionRow {
     }
 }
 
-/// A stored snapshot.
+/// A stored checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Snapshot {
-    /// The epoch that wrote it.
+pub struct StoredCheckpoint {
+    /// The epoch of the owner that wrote it last.
     pub epoch: u64,
-    /// The engine's opaque bytes.
-    pub data: Vec<u8>,
+    /// Its named parts, sorted by name.
+    pub parts: Vec<(String, Vec<u8>)>,
+}
+
+/// What a checkpoint write cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckpointWrite {
+    /// Parts whose bytes changed and were written.
+    pub parts_written: u32,
+    /// Parts left as they were because their bytes had not changed.
+    pub parts_unchanged: u32,
+    /// Bytes of the parts written.
+    pub bytes_written: u64,
 }
 
 /// Sessions, tenants and keys.
@@ -107,19 +119,20 @@ pub trait SessionStore: Send + Sync {
     ) -> Result<SessionRow, StoreError>;
     /// A session by ID, whoever owns it; callers check the tenant.
     async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError>;
-    /// Replaces the session's snapshot if `epoch` is not older than the stored one,
-    /// and records the page it shows and the time of use.
-    async fn save_snapshot(
+    /// Replaces the session's checkpoint with `parts` if `epoch` is not older than
+    /// the stored one, rewriting only the parts whose bytes changed and deleting
+    /// parts no longer present, and records the page it shows and the time of use.
+    async fn save_checkpoint(
         &self,
         id: &str,
         epoch: u64,
-        data: &[u8],
+        parts: &[(String, Vec<u8>)],
         url: &str,
         title: &str,
         ttl_ms: i64,
-    ) -> Result<(), StoreError>;
-    /// The latest snapshot, if one was written.
-    async fn load_snapshot(&self, id: &str) -> Result<Option<Snapshot>, StoreError>;
+    ) -> Result<CheckpointWrite, StoreError>;
+    /// The latest checkpoint, if one was written.
+    async fn load_checkpoint(&self, id: &str) -> Result<Option<StoredCheckpoint>, StoreError>;
     /// A tenant's unexpired sessions, most recently used first.
     async fn list_sessions(
         &self,
@@ -312,17 +325,16 @@ impl SessionStore for SqlStore {
         row.as_ref().map(Self::row_to_session).transpose()
     }
 
-    async fn save_snapshot(
+    async fn save_checkpoint(
         &self,
         id: &str,
         epoch: u64,
-        data: &[u8],
+        parts: &[(String, Vec<u8>)],
         url: &str,
         title: &str,
         ttl_ms: i64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<CheckpointWrite, StoreError> {
         let now = now_millis();
-        let hash = hex::encode(sha2::Sha256::digest(data));
         let mut tx = self.pool.begin().await?;
         // The conditional update is the fence: it takes the row lock in Postgres, so
         // concurrent writers serialize, and refuses an epoch older than the stored one.
@@ -352,60 +364,113 @@ impl SessionStore for SqlStore {
                 None => StoreError::NotFound,
             });
         }
-        // The row is locked now; an unchanged snapshot is not written again.
-        let previous: String = sqlx::query("SELECT snapshot_hash FROM sessions WHERE id = $1")
-            .bind(id)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("snapshot_hash")?;
-        if previous == hash {
-            sqlx::query("UPDATE session_snapshots SET epoch = $2 WHERE session_id = $1")
+        // The session row is locked now, so the stored hashes cannot move under us.
+        let mut stored: std::collections::HashMap<String, String> =
+            sqlx::query("SELECT part, hash FROM session_parts WHERE session_id = $1")
                 .bind(id)
-                .bind(to_i64(epoch))
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|row| Ok((row.try_get("part")?, row.try_get("hash")?)))
+                .collect::<Result<_, StoreError>>()?;
+        let mut cost = CheckpointWrite::default();
+        for (name, data) in parts {
+            let hash = hex::encode(sha2::Sha256::digest(data));
+            match stored.remove(name) {
+                Some(previous) if previous == hash => {
+                    cost.parts_unchanged += 1;
+                    continue;
+                }
+                Some(_) => {
+                    sqlx::query(
+                        "DELETE FROM session_part_chunks WHERE session_id = $1 AND part = $2",
+                    )
+                    .bind(id)
+                    .bind(name)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                None => {}
+            }
+            sqlx::query(
+                "INSERT INTO session_parts (session_id, part, hash, size, epoch) VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT (session_id, part) DO UPDATE SET hash = excluded.hash, size = excluded.size, epoch = excluded.epoch",
+            )
+            .bind(id)
+            .bind(name)
+            .bind(&hash)
+            .bind(i64::try_from(data.len()).unwrap_or(i64::MAX))
+            .bind(to_i64(epoch))
+            .execute(&mut *tx)
+            .await?;
+            for (i, chunk) in data.chunks(CHUNK_BYTES).enumerate() {
+                sqlx::query(
+                    "INSERT INTO session_part_chunks (session_id, part, chunk, data) VALUES ($1, $2, $3, $4)",
+                )
+                .bind(id)
+                .bind(name)
+                .bind(i64::try_from(i).unwrap_or(i64::MAX))
+                .bind(chunk.to_vec())
                 .execute(&mut *tx)
                 .await?;
-            tx.commit().await?;
-            return Ok(());
+            }
+            cost.parts_written += 1;
+            cost.bytes_written += u64::try_from(data.len()).unwrap_or(u64::MAX);
         }
-        sqlx::query("UPDATE sessions SET snapshot_hash = $2 WHERE id = $1")
-            .bind(id)
-            .bind(&hash)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM session_snapshots WHERE session_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        for (i, chunk) in data.chunks(CHUNK_BYTES).enumerate() {
-            sqlx::query("INSERT INTO session_snapshots (session_id, chunk, epoch, data) VALUES ($1, $2, $3, $4)")
+        // What is left was stored before and is not part of this checkpoint.
+        for name in stored.keys() {
+            sqlx::query("DELETE FROM session_part_chunks WHERE session_id = $1 AND part = $2")
                 .bind(id)
-                .bind(i64::try_from(i).unwrap_or(i64::MAX))
-                .bind(to_i64(epoch))
-                .bind(chunk.to_vec())
+                .bind(name)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM session_parts WHERE session_id = $1 AND part = $2")
+                .bind(id)
+                .bind(name)
                 .execute(&mut *tx)
                 .await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(cost)
     }
 
-    async fn load_snapshot(&self, id: &str) -> Result<Option<Snapshot>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT epoch, data FROM session_snapshots WHERE session_id = $1 ORDER BY chunk",
+    async fn load_checkpoint(&self, id: &str) -> Result<Option<StoredCheckpoint>, StoreError> {
+        // One transaction: a concurrent save must not be seen half written.
+        let mut tx = self.pool.begin().await?;
+        let parts = sqlx::query("SELECT part FROM session_parts WHERE session_id = $1")
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?;
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        let epoch = sqlx::query("SELECT epoch FROM sessions WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("epoch")?;
+        let chunks = sqlx::query(
+            "SELECT part, data FROM session_part_chunks WHERE session_id = $1 ORDER BY chunk",
         )
         .bind(id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *tx)
         .await?;
-        let Some(first) = rows.first() else {
-            return Ok(None);
-        };
-        let epoch = to_u64(first.try_get("epoch")?);
-        let mut data = Vec::new();
-        for row in &rows {
-            let chunk: Vec<u8> = row.try_get("data")?;
-            data.extend_from_slice(&chunk);
+        tx.commit().await?;
+        let mut out = std::collections::BTreeMap::<String, Vec<u8>>::new();
+        for row in &parts {
+            out.insert(row.try_get("part")?, Vec::new());
         }
-        Ok(Some(Snapshot { epoch, data }))
+        for row in &chunks {
+            let part: String = row.try_get("part")?;
+            let data: Vec<u8> = row.try_get("data")?;
+            if let Some(bytes) = out.get_mut(&part) {
+                bytes.extend_from_slice(&data);
+            }
+        }
+        Ok(Some(StoredCheckpoint {
+            epoch: to_u64(epoch),
+            parts: out.into_iter().collect(),
+        }))
     }
 
     async fn list_sessions(
@@ -499,7 +564,9 @@ mod tests {
         s.create_session("b1", &b.id, 800, 600, 60_000)
             .await
             .unwrap();
-        s.save_snapshot("a2", 1, b"x", "u", "t", -1).await.unwrap();
+        s.save_checkpoint("a2", 1, &parts(&[("p", b"x")]), "u", "t", -1)
+            .await
+            .unwrap();
         let listed: Vec<String> = s
             .list_sessions(&a.id, 10)
             .await
@@ -511,9 +578,9 @@ mod tests {
         assert_eq!(s.delete_expired().await.unwrap(), 1);
         assert_eq!(s.session("a2").await.unwrap(), None);
         assert_eq!(
-            s.load_snapshot("a2").await.unwrap(),
+            s.load_checkpoint("a2").await.unwrap(),
             None,
-            "the snapshot went with the session"
+            "the checkpoint went with the session"
         );
         assert!(
             !s.delete_session("b1", &a.id).await.unwrap(),
@@ -523,40 +590,65 @@ mod tests {
         assert_eq!(s.session("b1").await.unwrap(), None);
     }
 
-    #[tokio::test]
-    async fn an_unchanged_snapshot_keeps_its_rows_and_takes_the_new_epoch() {
-        let s = sqlite().await;
-        let t = s.ensure_tenant("acme").await.unwrap();
-        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
-        s.save_snapshot("s1", 1, b"same", "u", "t", 1000)
-            .await
-            .unwrap();
-        s.save_snapshot("s1", 2, b"same", "u", "t2", 1000)
-            .await
-            .unwrap();
-        let snap = s.load_snapshot("s1").await.unwrap().unwrap();
-        assert_eq!((snap.epoch, snap.data.as_slice()), (2, b"same".as_slice()));
-        s.save_snapshot("s1", 2, b"changed", "u", "t3", 1000)
-            .await
-            .unwrap();
-        assert_eq!(
-            s.load_snapshot("s1").await.unwrap().unwrap().data,
-            b"changed"
-        );
-        assert_eq!(s.session("s1").await.unwrap().unwrap().title, "t3");
+    fn parts(list: &[(&str, &[u8])]) -> Vec<(String, Vec<u8>)> {
+        list.iter()
+            .map(|(name, data)| ((*name).to_owned(), data.to_vec()))
+            .collect()
     }
 
     #[tokio::test]
-    async fn a_snapshot_from_a_stale_epoch_is_refused_and_the_stored_one_kept() {
+    async fn only_changed_parts_are_rewritten_and_dropped_parts_are_deleted() {
+        let s = sqlite().await;
+        let t = s.ensure_tenant("acme").await.unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
+        let font = vec![9u8; CHUNK_BYTES + 1];
+        let first = parts(&[("font", &font), ("page", b"a"), ("storage", b"s")]);
+        let cost = s
+            .save_checkpoint("s1", 1, &first, "u", "t", 1000)
+            .await
+            .unwrap();
+        assert_eq!((cost.parts_written, cost.parts_unchanged), (3, 0));
+        assert_eq!(cost.bytes_written, u64::try_from(font.len()).unwrap() + 2);
+
+        let second = parts(&[("font", &font), ("page", b"b")]);
+        let cost = s
+            .save_checkpoint("s1", 2, &second, "u", "t2", 1000)
+            .await
+            .unwrap();
+        assert_eq!(
+            cost,
+            CheckpointWrite {
+                parts_written: 1,
+                parts_unchanged: 1,
+                bytes_written: 1
+            },
+            "the font was written again"
+        );
+        let stored = s.load_checkpoint("s1").await.unwrap().unwrap();
+        assert_eq!(stored.epoch, 2);
+        assert_eq!(stored.parts, second, "the dropped part is still stored");
+        assert_eq!(s.session("s1").await.unwrap().unwrap().title, "t2");
+    }
+
+    #[tokio::test]
+    async fn a_checkpoint_from_a_stale_epoch_is_refused_and_the_stored_one_kept() {
         let s = sqlite().await;
         let t = s.ensure_tenant("acme").await.unwrap();
         s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
         let big = vec![7u8; CHUNK_BYTES * 2 + 10];
-        s.save_snapshot("s1", 2, &big, "https://a.example/", "A", 1000)
+        let kept = parts(&[("page", &big)]);
+        s.save_checkpoint("s1", 2, &kept, "https://a.example/", "A", 1000)
             .await
             .unwrap();
         let err = s
-            .save_snapshot("s1", 1, b"old", "https://b.example/", "B", 1000)
+            .save_checkpoint(
+                "s1",
+                1,
+                &parts(&[("page", b"old")]),
+                "https://b.example/",
+                "B",
+                1000,
+            )
             .await;
         assert!(
             matches!(
@@ -568,8 +660,8 @@ mod tests {
             ),
             "{err:?}"
         );
-        let snap = s.load_snapshot("s1").await.unwrap().unwrap();
-        assert_eq!((snap.epoch, snap.data), (2, big));
+        let stored = s.load_checkpoint("s1").await.unwrap().unwrap();
+        assert_eq!((stored.epoch, stored.parts), (2, kept));
         let row = s.session("s1").await.unwrap().unwrap();
         assert_eq!(
             (row.url.as_str(), row.title.as_str(), row.epoch),
