@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use fleet_policy::{NetPolicy, check_form, check_resolved};
-use fleet_proto::REFUSED_MARKER;
 use fleet_proto::v1::{
     self as pb, ActionError, ActionOutput, ActionResponse, BrowserAction, ErrorCode,
     ExecuteResponse, Metadata, action::Kind, action_output, action_response::Outcome, run_response,
     worker_client::WorkerClient,
 };
+use fleet_proto::{MAX_FONT_BYTES, REFUSED_MARKER};
 use fleet_store::{Routing, SessionRow, SessionStore, Tenant, WorkerInfo, now_millis};
 use tonic::transport::Channel;
 
@@ -151,6 +151,14 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
                 if a.session_id.is_empty() {
                     return invalid(format!(
                         "actions[{i}].sessionID is required: it names the session to report on or close"
+                    ));
+                }
+            }
+            Some(Kind::RegisterFont(font)) => {
+                if font.data.is_empty() || font.data.len() > MAX_FONT_BYTES {
+                    return invalid(format!(
+                        "actions[{i}].data is {} bytes; a font must be 1 to {MAX_FONT_BYTES} bytes (2 MiB)",
+                        font.data.len()
                     ));
                 }
             }

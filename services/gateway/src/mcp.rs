@@ -37,19 +37,21 @@ enum ToolKind {
     Screenshot,
     Status,
     Close,
+    RegisterFont,
 }
 
 /// The one tool outside the actions envelope.
 const LIST_TOOL: &str = "servo_session_list";
 
 impl ToolKind {
-    const ALL: [ToolKind; 6] = [
+    const ALL: [ToolKind; 7] = [
         Self::Navigate,
         Self::Inspect,
         Self::Evaluate,
         Self::Screenshot,
         Self::Status,
         Self::Close,
+        Self::RegisterFont,
     ];
 
     /// Tools that act on existing sessions only (no viewport fields).
@@ -65,6 +67,7 @@ impl ToolKind {
             Self::Screenshot => "servo_screenshot",
             Self::Status => "servo_session_status",
             Self::Close => "servo_session_close",
+            Self::RegisterFont => "servo_register_font",
         }
     }
 
@@ -92,6 +95,9 @@ impl ToolKind {
             Self::Close => {
                 "Close sessions: delete each tab and everything stored for it (snapshot, storage). Later calls with its sessionID get SESSION_NOT_FOUND."
             }
+            Self::RegisterFont => {
+                "Register a font (TrueType, OpenType, WOFF or WOFF2, base64) in tabs so pages can name its families in CSS font-family. Returns the family names; the font stays with the session across restores. At most 2 MiB per font, 16 fonts per session."
+            }
         }
     }
 
@@ -118,6 +124,13 @@ impl ToolKind {
                 vec![],
             ),
             Self::Status | Self::Close => (json!({}), vec!["sessionID"]),
+            Self::RegisterFont => (
+                json!({
+                    "data": {"type": "string", "contentEncoding": "base64", "description": "The font file, base64 (standard alphabet), at most 2 MiB decoded."},
+                    "maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}
+                }),
+                vec!["data"],
+            ),
         }
     }
 
@@ -272,6 +285,14 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         ToolKind::Screenshot => Kind::Screenshot(pb::Screenshot {}),
         ToolKind::Status => Kind::Status(pb::SessionStatus {}),
         ToolKind::Close => Kind::Close(pb::CloseSession {}),
+        ToolKind::RegisterFont => {
+            let data =
+                string("data")?.ok_or_else(|| invalid(format!("actions[{i}].data is required")))?;
+            let data = base64::engine::general_purpose::STANDARD
+                .decode(data.trim())
+                .map_err(|e| invalid(format!("actions[{i}].data is not valid base64: {e}")))?;
+            Kind::RegisterFont(pb::RegisterFont { data })
+        }
     };
     Ok(BrowserAction {
         session_id,
@@ -372,6 +393,9 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     "notRestored": s.not_restored,
                 }),
                 Some(action_output::Kind::Closed(c)) => json!({"closed": c.closed}),
+                Some(action_output::Kind::Font(f)) => {
+                    json!({"families": f.families, "fontCount": f.font_count})
+                }
                 None => Value::Null,
             };
             let mut v = head(true);

@@ -14,3 +14,10 @@ pub mod v1 {
 /// guarantees the action did not run (not the owner, draining, full), so the
 /// gateway may send it to another worker.
 pub const REFUSED_MARKER: &str = "fleet-refused";
+
+/// Largest font `RegisterFont` accepts, bytes (2 MiB: most web fonts are far
+/// smaller, and the whole call stays inside one gRPC message).
+pub const MAX_FONT_BYTES: usize = 2 * 1024 * 1024;
+
+/// Most fonts one session may register.
+pub const MAX_FONTS_PER_SESSION: usize = 16;

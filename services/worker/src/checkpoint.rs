@@ -1,67 +1,145 @@
-//! What a checkpoint holds: the engine's own snapshot (opaque bytes from the
-//! guest) and the host-side cookie jar, packed into the one blob the store keeps.
+//! What a checkpoint holds and how it maps to the named parts the store keeps:
+//! the engine's own parts (opaque bytes from the guest, named `engine/<part>`),
+//! the host-side cookie jar (`host/cookies`, JSON, HttpOnly cookies included) and
+//! each registered font (`host/font/<n>`, in registration order).
 //!
-//! Layout: `SFC1`, the engine part's length (u32, little endian), the engine part,
-//! then the cookie jar as JSON.
+//! The store rewrites only parts whose bytes changed, so a call that touched
+//! nothing but localStorage writes one small part, and a 1 MiB font is written
+//! once. A checkpoint written before parts existed is one part named
+//! `checkpoint` (`SFC1`, the engine snapshot's length as u32 LE, the engine's
+//! version-1 snapshot, the cookie jar): it still restores.
 
-const MAGIC: &[u8; 4] = b"SFC1";
+use crate::host::StatePart;
+
+const ENGINE_PREFIX: &str = "engine/";
+const COOKIES: &str = "host/cookies";
+const FONT_PREFIX: &str = "host/font/";
+/// The single part of a checkpoint from before parts.
+const LEGACY: &str = "checkpoint";
+const LEGACY_MAGIC: &[u8; 4] = b"SFC1";
+/// The engine part name its restore reads a version-1 snapshot from.
+const ENGINE_LEGACY_V1: &str = "legacy-v1";
 
 /// The parts of a checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Checkpoint {
-    /// The guest's snapshot.
-    pub engine: Vec<u8>,
+    /// The guest's snapshot parts.
+    pub engine: Vec<StatePart>,
     /// The cookie jar, JSON.
     pub cookies: Vec<u8>,
+    /// Registered fonts, in registration order.
+    pub fonts: Vec<Vec<u8>>,
 }
 
 impl Checkpoint {
-    /// Packs the parts.
-    pub fn encode(&self) -> Vec<u8> {
-        let len = u32::try_from(self.engine.len()).unwrap_or(u32::MAX);
-        let mut out = Vec::with_capacity(8 + self.engine.len() + self.cookies.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&self.engine);
-        out.extend_from_slice(&self.cookies);
-        out
+    /// The named parts to store.
+    pub fn into_parts(self) -> Vec<(String, Vec<u8>)> {
+        let mut parts = Vec::with_capacity(self.engine.len() + self.fonts.len() + 1);
+        parts.extend(
+            self.engine
+                .into_iter()
+                .map(|p| (format!("{ENGINE_PREFIX}{}", p.name), p.data)),
+        );
+        parts.push((COOKIES.to_owned(), self.cookies));
+        parts.extend(
+            self.fonts
+                .into_iter()
+                .enumerate()
+                .map(|(i, font)| (format!("{FONT_PREFIX}{i:03}"), font)),
+        );
+        parts
     }
 
-    /// Unpacks the parts; a reason on malformed bytes.
-    pub fn decode(bytes: &[u8]) -> Result<Self, String> {
-        let rest = bytes
-            .strip_prefix(MAGIC.as_slice())
-            .ok_or("the checkpoint has an unknown format")?;
-        let (len, rest) = rest
-            .split_first_chunk::<4>()
-            .ok_or("the checkpoint is truncated")?;
-        let len =
-            usize::try_from(u32::from_le_bytes(*len)).map_err(|_| "the checkpoint is too large")?;
-        if rest.len() < len {
-            return Err("the checkpoint is truncated".into());
+    /// Rebuilds a checkpoint from stored parts; a reason when a part is unknown
+    /// or malformed.
+    pub fn from_parts(mut parts: Vec<(String, Vec<u8>)>) -> Result<Self, String> {
+        // Font order is registration order; names sort that way by construction.
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Self::default();
+        for (name, data) in parts {
+            if let Some(engine) = name.strip_prefix(ENGINE_PREFIX) {
+                out.engine.push(StatePart {
+                    name: engine.to_owned(),
+                    data,
+                });
+            } else if name == COOKIES {
+                out.cookies = data;
+            } else if name.starts_with(FONT_PREFIX) {
+                out.fonts.push(data);
+            } else if name == LEGACY {
+                let (engine, cookies) = decode_legacy(&data)?;
+                out.engine.push(StatePart {
+                    name: ENGINE_LEGACY_V1.to_owned(),
+                    data: engine,
+                });
+                out.cookies = cookies;
+            } else {
+                return Err(format!("the checkpoint has an unknown part {name:?}"));
+            }
         }
-        let (engine, cookies) = rest.split_at(len);
-        Ok(Self {
-            engine: engine.to_vec(),
-            cookies: cookies.to_vec(),
-        })
+        Ok(out)
     }
+}
+
+/// Splits a pre-parts checkpoint into the engine's snapshot and the cookie jar.
+fn decode_legacy(bytes: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let rest = bytes
+        .strip_prefix(LEGACY_MAGIC.as_slice())
+        .ok_or("the checkpoint has an unknown format")?;
+    let (len, rest) = rest
+        .split_first_chunk::<4>()
+        .ok_or("the checkpoint is truncated")?;
+    let len =
+        usize::try_from(u32::from_le_bytes(*len)).map_err(|_| "the checkpoint is too large")?;
+    if rest.len() < len {
+        return Err("the checkpoint is truncated".into());
+    }
+    let (engine, cookies) = rest.split_at(len);
+    Ok((engine.to_vec(), cookies.to_vec()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn part(name: &str, data: &[u8]) -> StatePart {
+        StatePart {
+            name: name.into(),
+            data: data.to_vec(),
+        }
+    }
+
     #[test]
-    fn a_checkpoint_round_trips_and_bad_bytes_are_refused() {
+    fn a_checkpoint_round_trips_through_its_parts() {
         let c = Checkpoint {
-            engine: b"{\"v\":1}".to_vec(),
+            engine: vec![part("local-storage", b"{}"), part("page", b"{\"v\":2}")],
             cookies: b"[]".to_vec(),
+            fonts: (0..12).map(|i| vec![i]).collect(),
         };
-        assert_eq!(Checkpoint::decode(&c.encode()).unwrap(), c);
-        assert!(Checkpoint::decode(b"garbage").is_err());
-        let mut truncated = c.encode();
-        truncated.truncate(10);
-        assert!(Checkpoint::decode(&truncated).is_err());
+        let mut parts = c.clone().into_parts();
+        parts.reverse();
+        assert_eq!(Checkpoint::from_parts(parts).unwrap(), c);
+    }
+
+    #[test]
+    fn a_checkpoint_from_before_parts_still_restores() {
+        let engine = b"{\"version\":1}";
+        let mut legacy = b"SFC1".to_vec();
+        legacy.extend_from_slice(&u32::try_from(engine.len()).unwrap().to_le_bytes());
+        legacy.extend_from_slice(engine);
+        legacy.extend_from_slice(b"[]");
+        let c = Checkpoint::from_parts(vec![("checkpoint".into(), legacy.clone())]).unwrap();
+        assert_eq!(c.engine, vec![part("legacy-v1", engine)]);
+        assert_eq!(c.cookies, b"[]");
+
+        legacy.truncate(10);
+        assert!(Checkpoint::from_parts(vec![("checkpoint".into(), legacy)]).is_err());
+        assert!(Checkpoint::from_parts(vec![("checkpoint".into(), b"garbage".to_vec())]).is_err());
+    }
+
+    #[test]
+    fn an_unknown_part_is_refused_by_name() {
+        let err = Checkpoint::from_parts(vec![("mystery".into(), vec![])]).unwrap_err();
+        assert!(err.contains("mystery"), "{err}");
     }
 }

@@ -26,10 +26,13 @@ mod bindings {
         world: "engine",
         imports: { default: async },
         exports: { default: async },
+        additional_derives: [PartialEq, Eq],
     });
 }
 
-pub use bindings::exports::fleet::engine::page::{EvalError, Link, Source, Summary, Viewport};
+pub use bindings::exports::fleet::engine::page::{
+    EvalError, Link, Source, StatePart, Summary, Viewport,
+};
 
 /// The engine component built by this crate's build script.
 static ENGINE_WASM: &[u8] = include_bytes!(env!("FLEET_ENGINE_WASM"));
@@ -215,6 +218,7 @@ impl EngineHost {
             store,
             instance,
             poisoned: false,
+            fonts: Vec::new(),
         };
         tab.set_viewport(viewport).await?;
         Ok(tab)
@@ -270,6 +274,9 @@ pub struct Tab {
     store: Store<TabState>,
     instance: bindings::Engine,
     poisoned: bool,
+    /// Fonts the guest accepted, in order: the checkpoint keeps them, and a
+    /// restore registers them again before the page loads.
+    fonts: Vec<Vec<u8>>,
 }
 
 /// Runs one export call under the tab's deadline and turns a trap into a
@@ -340,9 +347,27 @@ impl Tab {
         guest_call!(self, budget, call_screenshot())
     }
 
-    /// The tab's durable state.
-    pub async fn snapshot(&mut self, budget: Duration) -> Result<Vec<u8>, TabError> {
+    /// The tab's durable state, in named parts.
+    pub async fn snapshot(&mut self, budget: Duration) -> Result<Vec<StatePart>, TabError> {
         guest_call!(self, budget, call_snapshot())
+    }
+
+    /// Registers a font; the families it provides, or why the bytes are not a font.
+    pub async fn register_font(
+        &mut self,
+        data: Vec<u8>,
+        budget: Duration,
+    ) -> Result<Result<Vec<String>, String>, TabError> {
+        let families = guest_call!(self, budget, call_register_font(&data))?;
+        if families.is_ok() {
+            self.fonts.push(data);
+        }
+        Ok(families)
+    }
+
+    /// The fonts registered so far, in order.
+    pub fn fonts(&self) -> &[Vec<u8>] {
+        &self.fonts
     }
 
     /// The host-side cookie jar, every cookie included (HttpOnly, session-only,
@@ -365,13 +390,13 @@ impl Tab {
         Ok(())
     }
 
-    /// Rebuilds the tab from a snapshot.
+    /// Rebuilds the tab from the parts of a snapshot.
     pub async fn restore(
         &mut self,
-        state: &[u8],
+        parts: &[StatePart],
         budget: Duration,
     ) -> Result<Result<Summary, String>, TabError> {
-        guest_call!(self, budget, call_restore(state))
+        guest_call!(self, budget, call_restore(parts))
     }
 }
 

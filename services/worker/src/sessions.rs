@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use fleet_proto::v1::{
     self as pb, ActionError, ActionOutput, ErrorCode, action::Kind, action_output,
 };
+use fleet_proto::{MAX_FONT_BYTES, MAX_FONTS_PER_SESSION};
 use fleet_store::{Routing, SessionStore, StoreError};
 
 use crate::checkpoint::Checkpoint;
@@ -336,28 +337,23 @@ impl Sessions {
         if req.create {
             return Ok(tab);
         }
-        let snapshot = self
+        let stored = self
             .inner
             .store
-            .load_snapshot(&req.session_id)
+            .load_checkpoint(&req.session_id)
             .await
             .map_err(store_failure)?;
-        if let Some(snapshot) = snapshot {
-            // Cookies first: the engine's restore reloads the page, which must
-            // already send them.
-            let restored = match Checkpoint::decode(&snapshot.data)
-                .and_then(|c| tab.set_cookie_state(&c.cookies).map(|()| c.engine))
-            {
-                Ok(engine) => tab.restore(&engine, HOUSEKEEPING).await?,
-                Err(reason) => Err(reason),
-            };
-            match restored {
-                Ok(_) => {
+        if let Some(stored) = stored {
+            let started = Instant::now();
+            match self.apply(&mut tab, stored.parts).await? {
+                Ok(()) => {
                     fleet_telemetry::counter!("fleet_worker_restores_total").increment(1);
+                    fleet_telemetry::histogram!("fleet_worker_restore_seconds")
+                        .record(started.elapsed().as_secs_f64());
                     tracing::debug!(session = %req.session_id, "restored");
                 }
                 Err(reason) => {
-                    // A snapshot that cannot be applied will not apply next time
+                    // A checkpoint that cannot be applied will not apply next time
                     // either: the session is failed, with the reason, for the agent.
                     let reason = format!("the session could not be restored: {reason}");
                     if let Err(e) = self.inner.store.mark_failed(&req.session_id, &reason).await {
@@ -370,6 +366,36 @@ impl Sessions {
         Ok(tab)
     }
 
+    /// Applies a stored checkpoint to a fresh tab: cookies first (the engine's
+    /// restore reloads the page, which must already send them), then fonts (the
+    /// page lays out with them), then the engine's own parts. The inner error is
+    /// why the checkpoint cannot be applied.
+    async fn apply(
+        &self,
+        tab: &mut Tab,
+        parts: Vec<(String, Vec<u8>)>,
+    ) -> Result<Result<(), String>, Failure> {
+        let checkpoint = match Checkpoint::from_parts(parts) {
+            Ok(c) => c,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        if let Err(reason) = tab.set_cookie_state(&checkpoint.cookies) {
+            return Ok(Err(reason));
+        }
+        for (i, font) in checkpoint.fonts.into_iter().enumerate() {
+            if let Err(reason) = tab.register_font(font, HOUSEKEEPING).await? {
+                return Ok(Err(format!(
+                    "registered font {} was refused: {reason}",
+                    i + 1
+                )));
+            }
+        }
+        Ok(tab
+            .restore(&checkpoint.engine, HOUSEKEEPING)
+            .await?
+            .map(|_| ()))
+    }
+
     /// Saves the tab. `seen` is the page the action just returned, if any, so the
     /// page is not read a second time for its URL and title.
     async fn checkpoint(
@@ -379,14 +405,17 @@ impl Sessions {
         tab: &mut Tab,
         seen: Option<(String, String)>,
     ) -> Result<(), Failure> {
+        let started = Instant::now();
         let engine = tab.snapshot(HOUSEKEEPING).await?;
         let cookies = tab
             .cookie_state()
             .map_err(|m| Failure::new(ErrorCode::Internal, m))?;
-        let bytes = Checkpoint { engine, cookies }.encode();
-        fleet_telemetry::counter!("fleet_worker_checkpoints_total").increment(1);
-        fleet_telemetry::counter!("fleet_worker_checkpoint_bytes_total")
-            .increment(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
+        let parts = Checkpoint {
+            engine,
+            cookies,
+            fonts: tab.fonts().to_vec(),
+        }
+        .into_parts();
         let (url, title) = match seen {
             Some(page) => page,
             None => {
@@ -394,18 +423,29 @@ impl Sessions {
                 (summary.url, summary.title)
             }
         };
-        self.inner
+        let cost = self
+            .inner
             .store
-            .save_snapshot(
+            .save_checkpoint(
                 session_id,
                 epoch,
-                &bytes,
+                &parts,
                 &url,
                 &title,
                 self.inner.session_ttl_ms,
             )
             .await
-            .map_err(store_failure)
+            .map_err(store_failure)?;
+        fleet_telemetry::counter!("fleet_worker_checkpoints_total").increment(1);
+        fleet_telemetry::histogram!("fleet_worker_checkpoint_seconds")
+            .record(started.elapsed().as_secs_f64());
+        fleet_telemetry::counter!("fleet_worker_checkpoint_parts_written_total")
+            .increment(u64::from(cost.parts_written));
+        fleet_telemetry::counter!("fleet_worker_checkpoint_parts_unchanged_total")
+            .increment(u64::from(cost.parts_unchanged));
+        fleet_telemetry::counter!("fleet_worker_checkpoint_bytes_total")
+            .increment(cost.bytes_written);
+        Ok(())
     }
 
     /// Whether the worker is draining.
@@ -477,7 +517,9 @@ fn page_of(output: &ActionOutput) -> Option<(String, String)> {
         action_output::Kind::Page(p) => p,
         action_output::Kind::Evaluate(e) => e.page.as_ref()?,
         action_output::Kind::Screenshot(s) => s.page.as_ref()?,
-        action_output::Kind::Status(_) | action_output::Kind::Closed(_) => return None,
+        action_output::Kind::Status(_)
+        | action_output::Kind::Closed(_)
+        | action_output::Kind::Font(_) => return None,
     };
     Some((page.url.clone(), page.title.clone()))
 }
@@ -533,6 +575,37 @@ async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOu
                 ));
             }
         },
+        Kind::RegisterFont(font) => {
+            if tab.fonts().len() >= MAX_FONTS_PER_SESSION {
+                return Err(Failure::new(
+                    ErrorCode::InvalidArgument,
+                    format!(
+                        "the session already has {MAX_FONTS_PER_SESSION} registered fonts, the most one session may have"
+                    ),
+                ));
+            }
+            if font.data.is_empty() || font.data.len() > MAX_FONT_BYTES {
+                return Err(Failure::new(
+                    ErrorCode::InvalidArgument,
+                    format!(
+                        "the font is {} bytes; it must be 1 to {MAX_FONT_BYTES} bytes",
+                        font.data.len()
+                    ),
+                ));
+            }
+            match tab.register_font(font.data, budget).await? {
+                Ok(families) => action_output::Kind::Font(pb::FontRegistered {
+                    families,
+                    font_count: u32::try_from(tab.fonts().len()).unwrap_or(u32::MAX),
+                }),
+                Err(reason) => {
+                    return Err(Failure::new(
+                        ErrorCode::InvalidArgument,
+                        format!("the font was refused: {reason}"),
+                    ));
+                }
+            }
+        }
         Kind::Status(_) | Kind::Close(_) => {
             return Err(Failure::new(
                 ErrorCode::InvalidArgument,
