@@ -53,7 +53,7 @@ async fn sessions_spread_over_both_workers_and_later_calls_reach_the_same_worker
     }
     let snapshots = fleet
         .db
-        .query_count("SELECT COUNT(DISTINCT session_id) FROM session_snapshots")
+        .query_count("SELECT COUNT(DISTINCT session_id) FROM session_parts")
         .await;
     assert_eq!(snapshots, 4, "every session is checkpointed in Postgres");
 }

@@ -448,6 +448,31 @@ pub async fn fixtures() -> String {
             }),
         )
         .route(
+            "/login-as",
+            get(|q: axum::extract::Query<std::collections::HashMap<String, String>>| async move {
+                let v = q.get("v").cloned().unwrap_or_default();
+                (
+                    axum::response::AppendHeaders([(
+                        "set-cookie",
+                        format!("sid={v}; HttpOnly; Path=/; Max-Age=86400"),
+                    )]),
+                    Html("<title>Logged in</title><p>welcome</p>"),
+                )
+            }),
+        )
+        .route(
+            "/app",
+            get(|h: axum::http::HeaderMap| async move {
+                // Echoes the cookies the request carried, so a reload shows the jar.
+                let c = h.get("cookie").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+                Html(format!(
+                    "<!doctype html><title>app</title><p id=cookie>{c}</p>\
+                     <form><input id=field name=field><input id=pw type=password></form>\
+                     <div style='height:4000px'>tall</div>"
+                ))
+            }),
+        )
+        .route(
             "/whoami",
             get(|h: axum::http::HeaderMap| async move {
                 let c = h.get("cookie").and_then(|v| v.to_str().ok()).unwrap_or("none").to_owned();

@@ -1,50 +1,22 @@
-//! Sessions outlive the worker that holds them: idle eviction, SIGTERM drain and
-//! SIGKILL each move a session to a restore from its last Postgres checkpoint,
-//! with its URL and storage intact.
+//! Chaos: sessions outlive the worker that holds them. Idle eviction, SIGTERM
+//! drain, a rolling restart and SIGKILL each move sessions to a restore from
+//! their last Postgres checkpoint; every test checks each session's cookie
+//! (HttpOnly), localStorage, IndexedDB record, form field, scroll and URL.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Client, Fleet, call, first, start_worker, wait_for, wait_for_workers};
-
-/// Opens a session on an inline page with a localStorage value; returns its ID.
-async fn session_with_storage(client: &Client, value: &str) -> String {
-    let html = "<title>kept page</title><p>stateful</p>";
-    let (out, _) = call(
-        client,
-        "servo_navigate",
-        json!({"actions": [{"html": html}]}),
-    )
-    .await;
-    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
-    let script = format!("localStorage.setItem('k', '{value}'); localStorage.getItem('k')");
-    let (out, _) = call(
-        client,
-        "servo_evaluate",
-        json!({"actions": [{"sessionID": id, "script": script}]}),
-    )
-    .await;
-    assert_eq!(first(&out)["response"]["value"], value, "{out:#}");
-    id
-}
-
-async fn storage_and_title(client: &Client, id: &str) -> Value {
-    let (out, _) = call(
-        client,
-        "servo_evaluate",
-        json!({"actions": [{"sessionID": id, "script": "[localStorage.getItem('k'), document.title]"}]}),
-    )
-    .await;
-    assert_eq!(first(&out)["ok"], true, "{out:#}");
-    first(&out)["response"]["value"].clone()
-}
+use crate::harness::{Fleet, call, first, fixtures, start_worker, wait_for, wait_for_workers};
+use crate::state::Stateful;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_idle_session_is_evicted_and_restored_on_another_worker_with_its_storage() {
+    let site = fixtures().await;
     let mut fleet = Fleet::start_with(2, &[("FLEET_IDLE_TTL_SECS", "1")]).await;
     let client = fleet.client("acme").await;
-    let id = session_with_storage(&client, "idle-value").await;
+    let session = Stateful::open(&client, &site, "idle").await;
+    let id = session.id.clone();
     let (owner, _) = fleet.route(&id).await;
     assert!(!owner.is_empty());
     wait_for(
@@ -57,10 +29,7 @@ async fn an_idle_session_is_evicted_and_restored_on_another_worker_with_its_stor
     let index: usize = owner.trim_start_matches("worker-").parse().unwrap();
     fleet.workers[index].1.child.start_kill().unwrap();
     fleet.workers[index].1.child.wait().await.unwrap();
-    assert_eq!(
-        storage_and_title(&client, &id).await,
-        json!(["idle-value", "kept page"])
-    );
+    session.check(&client, "after idle eviction").await;
     let (restored_on, _) = fleet.route(&id).await;
     assert!(
         !restored_on.is_empty() && restored_on != owner,
@@ -127,25 +96,20 @@ async fn a_restored_session_keeps_its_session_storage_and_form_values() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_workers_sessions_restore_on_the_other_worker() {
+    let site = fixtures().await;
     let mut fleet = Fleet::start(2).await;
     let client = fleet.client("acme").await;
-    let a = session_with_storage(&client, "first").await;
-    let b = session_with_storage(&client, "second").await;
-    let (owner, _) = fleet.route(&a).await;
+    let a = Stateful::open(&client, &site, "first").await;
+    let b = Stateful::open(&client, &site, "second").await;
+    let (owner, _) = fleet.route(&a.id).await;
     let victim: usize = owner.trim_start_matches("worker-").parse().unwrap();
     fleet.workers[victim].1.child.start_kill().unwrap();
     fleet.workers[victim].1.child.wait().await.unwrap();
     // Whether or not the registry has noticed yet, the next calls land elsewhere.
-    assert_eq!(
-        storage_and_title(&client, &a).await,
-        json!(["first", "kept page"])
-    );
-    assert_eq!(
-        storage_and_title(&client, &b).await,
-        json!(["second", "kept page"])
-    );
+    a.check(&client, "after SIGKILL").await;
+    b.check(&client, "after SIGKILL").await;
     assert_ne!(
-        fleet.route(&a).await.0,
+        fleet.route(&a.id).await.0,
         owner,
         "the session stayed on the dead worker"
     );
@@ -153,13 +117,13 @@ async fn a_killed_workers_sessions_restore_on_the_other_worker() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigterm_drains_a_worker_and_its_sessions_continue_elsewhere() {
+    let site = fixtures().await;
     let mut fleet = Fleet::start(2).await;
     let client = fleet.client("acme").await;
-    let ids = [
-        session_with_storage(&client, "one").await,
-        session_with_storage(&client, "two").await,
-        session_with_storage(&client, "three").await,
-    ];
+    let mut sessions = Vec::new();
+    for value in ["one", "two", "three"] {
+        sessions.push(Stateful::open(&client, &site, value).await);
+    }
     let victim = 0;
     let victim_id = format!("worker-{victim}");
     let pid = fleet.workers[victim].1.child.id().unwrap();
@@ -177,30 +141,27 @@ async fn sigterm_drains_a_worker_and_its_sessions_continue_elsewhere() {
     .expect("the worker did not exit within its drain bound")
     .unwrap();
     assert!(exit.success(), "a drained worker exits 0, got {exit}");
-    for id in &ids {
+    for s in &sessions {
         assert_ne!(
-            fleet.route(id).await.0,
+            fleet.route(&s.id).await.0,
             victim_id,
             "the drained worker kept a route"
         );
     }
-    for (id, value) in ids.iter().zip(["one", "two", "three"]) {
-        assert_eq!(
-            storage_and_title(&client, id).await,
-            json!([value, "kept page"])
-        );
-        assert_eq!(fleet.route(id).await.0, "worker-1");
+    for s in &sessions {
+        s.check(&client, "after SIGTERM drained its worker").await;
+        assert_eq!(fleet.route(&s.id).await.0, "worker-1");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_rolling_restart_of_every_worker_loses_no_session() {
+    let site = fixtures().await;
     let mut fleet = Fleet::start(3).await;
     let client = fleet.client("acme").await;
     let mut sessions = Vec::new();
     for i in 0..6 {
-        let value = format!("v{i}");
-        sessions.push((session_with_storage(&client, &value).await, value));
+        sessions.push(Stateful::open(&client, &site, &format!("v{i}")).await);
     }
     for i in 0..3 {
         let pid = fleet.workers[i].1.child.id().unwrap();
@@ -219,29 +180,26 @@ async fn a_rolling_restart_of_every_worker_loses_no_session() {
         fleet.workers[i] =
             start_worker(&fleet.db.url, &fleet.redis_url, &format!("worker-{i}"), &[]);
         wait_for_workers(&fleet.redis, 3).await;
-        for (id, value) in &sessions {
-            assert_eq!(
-                storage_and_title(&client, id).await,
-                json!([value, "kept page"]),
-                "after restarting worker-{i}"
-            );
+        for s in &sessions {
+            s.check(&client, &format!("after restarting worker-{i}"))
+                .await;
         }
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn killing_one_of_three_workers_during_calls_loses_no_checkpointed_session() {
+    let site = fixtures().await;
     let mut fleet = Fleet::start(3).await;
     let client = fleet.client("acme").await;
     let mut sessions = Vec::new();
     for i in 0..6 {
-        let value = format!("busy{i}");
-        sessions.push((session_with_storage(&client, &value).await, value));
+        sessions.push(Stateful::open(&client, &site, &format!("busy{i}")).await);
     }
     // Keep every session busy while worker-1 dies mid-flight.
     let busy: Vec<Value> = sessions
         .iter()
-        .map(|(id, _)| json!({"sessionID": id, "script": "let t = Date.now(); while (Date.now() - t < 300) {} document.title"}))
+        .map(|s| json!({"sessionID": s.id, "script": "let t = Date.now(); while (Date.now() - t < 300) {} document.title"}))
         .collect();
     let calls = call(&client, "servo_evaluate", json!({"actions": busy}));
     let kill = async {
@@ -252,15 +210,12 @@ async fn killing_one_of_three_workers_during_calls_loses_no_checkpointed_session
     // Calls on the dead worker may fail (they may have run); none may be wrong.
     for r in out["responses"].as_array().unwrap() {
         if r["ok"] == true {
-            assert_eq!(r["response"]["value"], "kept page");
+            assert_eq!(r["response"]["value"], "app");
         } else {
             assert_eq!(r["code"], "UNAVAILABLE", "{r:#}");
         }
     }
-    for (id, value) in &sessions {
-        assert_eq!(
-            storage_and_title(&client, id).await,
-            json!([value, "kept page"])
-        );
+    for s in &sessions {
+        s.check(&client, "after SIGKILL mid-call").await;
     }
 }

@@ -5,10 +5,13 @@
 
 mod auth;
 mod bad_input;
+mod bench;
 mod fleet;
+mod fonts;
 mod grpc;
 mod harness;
 mod lifecycle;
 mod serve;
 mod sessions;
+mod state;
 mod ts_client;
