@@ -5,10 +5,23 @@ CARGO_TARGET_DIR ?= $(HOME)/.cache/servo-fleet/target
 FLEET_ENGINE_CACHE_DIR ?= $(HOME)/.cache/servo-fleet/engine
 export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR
 
-.PHONY: run test deps services check
+.PHONY: run test bench bench-quick load deps services check
 
 run: deps
 	cargo run --release -- serve
+
+# The benchmark against headless Chromium (Debian's `chromium`, installed if
+# missing) and the load test; they use the local Postgres and Redis.
+bench: deps services
+	./scripts/chromium.sh
+	cargo run --release -- bench --json bench.json
+
+bench-quick: deps services
+	./scripts/chromium.sh
+	cargo run --release -- bench --quick
+
+load: deps services
+	cargo run --release -- bench --load
 
 test: deps services tests/clients/ts/node_modules
 	cargo test --no-fail-fast

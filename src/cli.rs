@@ -34,6 +34,8 @@ enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Measure the fleet side by side with headless Chromium (or run the load test).
+    Bench(fleet_bench::BenchConfig),
 }
 
 #[derive(Debug, clap::Args)]
@@ -219,6 +221,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 .context("applying migrations")?;
             println!("migrations applied");
             Ok(())
+        }
+        Command::Bench(config) => {
+            let binary = std::env::current_exe().context("finding the servo-fleet binary")?;
+            fleet_bench::run(config, binary).await
         }
         Command::Keys(KeysCommand::Create { tenant, store }) => {
             if tenant.trim().is_empty() {

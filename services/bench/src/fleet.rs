@@ -1,0 +1,194 @@
+//! The fleet under test: real `servo-fleet` processes (one gateway, N workers) on
+//! Postgres and Redis, started from the running binary, reached over loopback,
+//! and stopped when the [`Fleet`] is dropped.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+use tokio::process::{Child, Command};
+
+/// Where the fleet's stores and binary are.
+#[derive(Debug, Clone)]
+pub struct FleetConfig {
+    /// The `servo-fleet` binary (the bench's own executable).
+    pub binary: PathBuf,
+    /// Postgres URL the bench may create sessions in.
+    pub database_url: String,
+    /// Redis URL.
+    pub redis_url: String,
+    /// Live sessions each worker may hold.
+    pub capacity: u32,
+}
+
+/// A running gateway and its workers.
+pub struct Fleet {
+    /// Base URL of the gateway (`http://127.0.0.1:port`).
+    pub gateway: String,
+    /// Each worker's base URL and process ID.
+    pub workers: Vec<(String, u32)>,
+    /// The tenant key the bench calls with.
+    pub key: String,
+    /// Redis, for reading routes and forgetting them.
+    pub redis: redis::aio::MultiplexedConnection,
+    children: Vec<Child>,
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl Fleet {
+    /// Starts a gateway and `workers` workers and waits until every one answers.
+    pub async fn start(config: &FleetConfig, workers: usize) -> anyhow::Result<Fleet> {
+        let redis_client =
+            redis::Client::open(config.redis_url.as_str()).context("the Redis URL is not valid")?;
+        // Nothing is flushed: an earlier run's worker registrations expire on
+        // their own, and its routes name sessions this run never calls.
+        let redis = redis_client
+            .get_multiplexed_async_connection()
+            .await
+            .with_context(|| format!("Redis at {} does not answer", config.redis_url))?;
+
+        let status = Command::new(&config.binary)
+            .args(["migrate", "--database-url", &config.database_url])
+            .stdout(Stdio::null())
+            .status()
+            .await
+            .context("running servo-fleet migrate")?;
+        if !status.success() {
+            bail!("servo-fleet migrate failed against {}", config.database_url);
+        }
+        let out = Command::new(&config.binary)
+            .args(["keys", "create", "--tenant", "bench"])
+            .args(["--database-url", &config.database_url])
+            .output()
+            .await
+            .context("running servo-fleet keys create")?;
+        if !out.status.success() {
+            bail!("servo-fleet keys create failed");
+        }
+        let key = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+
+        let env = [
+            ("FLEET_DATABASE_URL", config.database_url.as_str()),
+            ("FLEET_REDIS_URL", config.redis_url.as_str()),
+            ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+            ("RUST_LOG", "warn"),
+        ];
+        let mut children = Vec::new();
+        let mut worker_urls = Vec::new();
+        for i in 0..workers {
+            let listen = format!("127.0.0.1:{}", free_port()?);
+            let child = Command::new(&config.binary)
+                .args(["worker", "--listen", &listen, "--heartbeat-secs", "1"])
+                .args(["--worker-id", &format!("bench-{}-{i}", std::process::id())])
+                .args(["--capacity", &config.capacity.to_string()])
+                .envs(env)
+                .stdout(Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .context("starting a worker")?;
+            worker_urls.push((format!("http://{listen}"), child.id().unwrap_or(0)));
+            children.push(child);
+        }
+        let listen = format!("127.0.0.1:{}", free_port()?);
+        children.push(
+            Command::new(&config.binary)
+                .args(["gateway", "--listen", &listen])
+                .envs(env)
+                .stdout(Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .context("starting the gateway")?,
+        );
+        let fleet = Fleet {
+            gateway: format!("http://{listen}"),
+            workers: worker_urls,
+            key,
+            redis,
+            children,
+        };
+        // The first start on a machine compiles the engine with Cranelift; allow for it.
+        let deadline = Instant::now() + Duration::from_secs(600);
+        let http = reqwest::Client::new();
+        for base in std::iter::once(&fleet.gateway).chain(fleet.workers.iter().map(|w| &w.0)) {
+            loop {
+                let ready = http
+                    .get(format!("{base}/readyz"))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().is_success());
+                if ready {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    bail!("{base} did not become ready within 600 s");
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        fleet.wait_for_registry(deadline).await?;
+        Ok(fleet)
+    }
+
+    async fn wait_for_registry(&self, deadline: Instant) -> anyhow::Result<()> {
+        let mut redis = self.redis.clone();
+        for i in 0..self.workers.len() {
+            let key = format!("worker:bench-{}-{i}", std::process::id());
+            loop {
+                let registered: bool = redis::cmd("EXISTS")
+                    .arg(&key)
+                    .query_async(&mut redis)
+                    .await
+                    .unwrap_or(false);
+                if registered {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    bail!("worker {i} did not register in Redis");
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// The worker and epoch that own a session now.
+    pub async fn route(&self, session: &str) -> anyhow::Result<(String, u64)> {
+        let mut redis = self.redis.clone();
+        let (worker, epoch): (Option<String>, Option<u64>) = redis::cmd("HMGET")
+            .arg(format!("route:{session}"))
+            .arg("worker")
+            .arg("epoch")
+            .query_async(&mut redis)
+            .await?;
+        Ok((worker.unwrap_or_default(), epoch.unwrap_or_default()))
+    }
+
+    /// Drops a session's route, so its next call restores it from its checkpoint
+    /// under a new epoch (the old owner's copy is discarded).
+    pub async fn forget_route(&self, session: &str) -> anyhow::Result<()> {
+        let mut redis = self.redis.clone();
+        let () = redis::cmd("DEL")
+            .arg(format!("route:{session}"))
+            .query_async(&mut redis)
+            .await?;
+        Ok(())
+    }
+
+    /// Process IDs of the workers.
+    pub fn worker_pids(&self) -> Vec<u32> {
+        self.workers.iter().map(|w| w.1).collect()
+    }
+
+    /// Stops every process.
+    pub async fn stop(mut self) {
+        for child in &mut self.children {
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+        }
+    }
+}

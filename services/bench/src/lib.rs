@@ -1,0 +1,215 @@
+//! `servo-fleet bench`: the fleet measured side by side with headless Chromium in
+//! the same run, so every figure is a ratio taken on the same noisy machine.
+//! [`suite`] holds the rows, [`load`] the load test, [`chromium`] the CDP driver.
+
+pub mod chromium;
+pub mod corpus;
+pub mod fleet;
+pub mod load;
+pub mod mcp;
+pub mod procmem;
+pub mod stats;
+pub mod suite;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use serde::Serialize;
+
+/// The bench's flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchConfig {
+    /// Fewer samples and sizes (memory at 1 and 10 sessions): under two minutes.
+    #[arg(long, env = "FLEET_BENCH_QUICK")]
+    pub quick: bool,
+    /// Also write the report as JSON to this file (`-` for stdout instead of the table).
+    #[arg(long, env = "FLEET_BENCH_JSON")]
+    pub json: Option<PathBuf>,
+    /// Run the load test instead of the suite.
+    #[arg(long, env = "FLEET_BENCH_LOAD")]
+    pub load: bool,
+    /// Concurrent sessions of the load test.
+    #[arg(long, env = "FLEET_BENCH_SESSIONS", default_value_t = 200)]
+    pub sessions: usize,
+    /// Actions per session of the load test.
+    #[arg(long, env = "FLEET_BENCH_ACTIONS", default_value_t = 20)]
+    pub actions: usize,
+    /// Headless Chromium to compare with (default: Debian's /usr/bin/chromium).
+    #[arg(long, env = "FLEET_BENCH_CHROMIUM")]
+    pub chromium: Option<PathBuf>,
+    /// Postgres database for the benchmark's fleet (created if missing).
+    #[arg(
+        long = "database-url",
+        env = "FLEET_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/servo_fleet_bench"
+    )]
+    pub database_url: String,
+    /// Redis for the benchmark's fleet.
+    #[arg(
+        long = "redis-url",
+        env = "FLEET_REDIS_URL",
+        default_value = "redis://127.0.0.1:6379/0"
+    )]
+    pub redis_url: String,
+}
+
+/// The machine a report was measured on.
+#[derive(Debug, Clone, Serialize)]
+pub struct Machine {
+    /// Logical CPUs.
+    pub cpus: usize,
+    /// Total memory, GiB.
+    pub memory_gib: f64,
+}
+
+/// One run's report, as printed and as JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// When it ran (UTC, RFC 3339).
+    pub date: String,
+    /// Where it ran.
+    pub machine: Machine,
+    /// The command line.
+    pub command: String,
+    /// The suite, when it ran.
+    pub suite: Option<suite::SuiteReport>,
+    /// The load test, when it ran.
+    pub load: Option<load::LoadReport>,
+}
+
+fn machine() -> Machine {
+    let memory_kib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .unwrap_or(0.0);
+    Machine {
+        cpus: std::thread::available_parallelism().map_or(1, usize::from),
+        memory_gib: (memory_kib / 1024.0 / 1024.0 * 10.0).round() / 10.0,
+    }
+}
+
+/// Creates the benchmark's database if the server does not have it yet.
+async fn ensure_database(url: &str) -> anyhow::Result<()> {
+    use sqlx::Connection as _;
+    let parsed = url::Url::parse(url).context("--database-url is not a URL")?;
+    let name = parsed.path().trim_start_matches('/').to_owned();
+    anyhow::ensure!(
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+        "--database-url must name a database of letters, digits and underscores"
+    );
+    let mut admin_url = parsed.clone();
+    admin_url.set_path("/postgres");
+    let mut admin = sqlx::postgres::PgConnection::connect(admin_url.as_str())
+        .await
+        .with_context(|| {
+            format!(
+                "Postgres at {} does not answer",
+                admin_url.host_str().unwrap_or("?")
+            )
+        })?;
+    let exists: Option<(i32,)> = sqlx::query_as("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(&name)
+        .fetch_optional(&mut admin)
+        .await?;
+    if exists.is_none() {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&mut admin)
+            .await
+            .with_context(|| format!("creating database {name}"))?;
+    }
+    Ok(())
+}
+
+/// Runs the suite or the load test, prints the table to stdout and progress to
+/// stderr, and writes JSON where asked. `binary` is the servo-fleet executable the
+/// fleet's processes are started from.
+pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
+    ensure_database(&config.database_url).await?;
+    let fleet = fleet::FleetConfig {
+        binary,
+        database_url: config.database_url.clone(),
+        redis_url: config.redis_url.clone(),
+        capacity: 128,
+    };
+    let mut report = Report {
+        date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        machine: machine(),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        suite: None,
+        load: None,
+    };
+    if config.load {
+        let limit = Duration::from_secs(600);
+        report.load = Some(load::run(&fleet, config.sessions, config.actions, limit).await?);
+    } else {
+        report.suite = Some(
+            suite::run(&suite::SuiteConfig {
+                quick: config.quick,
+                chromium: config.chromium.clone(),
+                fleet,
+            })
+            .await?,
+        );
+    }
+    let json = serde_json::to_string_pretty(&report)?;
+    match config.json.as_deref() {
+        Some(p) if p.as_os_str() == "-" => println!("{json}"),
+        other => {
+            println!("{}", render(&report));
+            if let Some(path) = other {
+                std::fs::write(path, json + "\n")
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The report as text: the machine, then the tables.
+pub fn render(report: &Report) -> String {
+    let mut out = format!(
+        "servo-fleet bench, {} on {} CPUs / {} GiB\n$ {}\n",
+        report.date, report.machine.cpus, report.machine.memory_gib, report.command
+    );
+    if let Some(suite) = &report.suite {
+        out.push_str(&format!("\nvs {}\n\n", suite.chromium_version));
+        out.push_str(&stats::table(&suite.rows));
+        out.push_str("\nfleet only\n\n");
+        for row in &suite.fleet_rows {
+            out.push_str(&format!(
+                "{}: p50 {} ({})\n",
+                row.name,
+                row.unit.format(row.summary.median),
+                row.note
+            ));
+        }
+    }
+    if let Some(load) = &report.load {
+        out.push_str(&format!(
+            "\nload test: {} sessions × {} actions in {:.1} s ({:.0} actions/s)\n\
+             errors {}{}\nlatency p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms\n\
+             peak worker RSS {:.0} MiB (two workers)\n",
+            load.sessions,
+            load.actions_per_session,
+            load.wall_secs,
+            load.actions_per_sec,
+            load.errors,
+            if load.error_samples.is_empty() {
+                String::new()
+            } else {
+                format!(" (first: {})", load.error_samples.join("; "))
+            },
+            load.latency_ms.median,
+            load.latency_ms.p95,
+            load.p99_ms,
+            load.latency_ms.max,
+            load.peak_worker_rss as f64 / 1024.0 / 1024.0,
+        ));
+    }
+    out
+}

@@ -1,0 +1,54 @@
+//! The agent's side of the benchmark: an MCP client over Streamable HTTP (rmcp),
+//! the same path a real agent takes into the fleet.
+
+use anyhow::{Context as _, bail};
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::Value;
+
+/// One MCP client connection.
+pub struct Mcp {
+    client: RunningService<rmcp::RoleClient, ()>,
+}
+
+impl Mcp {
+    /// Connects to `base`/mcp with a bearer key.
+    pub async fn connect(base: &str, key: &str) -> anyhow::Result<Mcp> {
+        let config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"))
+            .auth_header(key.to_owned());
+        let client =
+            ().serve(StreamableHttpClientTransport::from_config(config))
+                .await
+                .context("the MCP client could not connect")?;
+        Ok(Mcp { client })
+    }
+
+    /// Calls a tool with `{"actions": [action]}` and returns the first
+    /// response's `response` object; an action error is an error.
+    pub async fn act(&self, tool: &str, action: Value) -> anyhow::Result<(String, Value)> {
+        let args = serde_json::json!({ "actions": [action] });
+        let out = self.call(tool, args).await?;
+        let first = &out["responses"][0];
+        if first["ok"] != true {
+            bail!("{tool} failed: {} ({})", first["error"], first["code"]);
+        }
+        let id = first["sessionID"].as_str().unwrap_or_default().to_owned();
+        Ok((id, first["response"].clone()))
+    }
+
+    /// Calls a tool and returns its structured content.
+    pub async fn call(&self, tool: &str, args: Value) -> anyhow::Result<Value> {
+        let Value::Object(args) = args else {
+            bail!("tool arguments must be an object");
+        };
+        let result = self
+            .client
+            .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+            .await
+            .with_context(|| format!("{tool} failed at the protocol level"))?;
+        Ok(result.structured_content.unwrap_or(Value::Null))
+    }
+}
