@@ -10,6 +10,7 @@ pub mod net;
 pub mod service;
 pub mod sessions;
 
+use axum::serve::ListenerExt as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -208,10 +209,20 @@ pub async fn run(
             let _ = drain_done.await;
         }
     };
-    axum::serve(listener, router)
+    axum::serve(listener.tap_io(no_delay), router)
         .with_graceful_shutdown(serve_until)
         .await
         .context("serving the worker")?;
     beat.abort();
     Ok(())
+}
+
+/// Turns Nagle's algorithm off on an accepted connection. A gRPC or MCP answer
+/// leaves as several small writes (headers, data, trailers); with Nagle on, the
+/// later ones wait for the peer's delayed ACK, which costs ≈40 ms per call on a
+/// kept-alive connection.
+fn no_delay(tcp: &mut tokio::net::TcpStream) {
+    if let Err(e) = tcp.set_nodelay(true) {
+        tracing::warn!(error = %e, "could not set TCP_NODELAY");
+    }
 }
