@@ -83,7 +83,7 @@ fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
     let mut reader = decoder.read_info().expect("png header");
     let mut buf = vec![0; reader.output_buffer_size().expect("png size")];
     let info = reader.next_frame(&mut buf).expect("png frame");
-    let i = ((y * info.width + x) * 4) as usize;
+    let i = ((y * info.width + x) as usize) * info.color_type.samples();
     [buf[i], buf[i + 1], buf[i + 2]]
 }
 
@@ -114,6 +114,7 @@ async fn main() -> anyhow::Result<()> {
             capacity: 8,
             memory_cap: 512 << 20,
             cache_dir: cache,
+            perf_map: false,
         },
         Fetcher::new(
             NetPolicy {
