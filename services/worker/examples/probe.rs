@@ -29,6 +29,7 @@ async fn main() -> anyhow::Result<()> {
             capacity: 32,
             memory_cap: 512 << 20,
             cache_dir: cache,
+            perf_map: false,
         },
         Fetcher::new(policy, 8 << 20)?,
     )?;

@@ -55,6 +55,11 @@ pub struct WorkerConfig {
         default_value_t = 2
     )]
     pub heartbeat_secs: u64,
+
+    /// Write a perf map (`/tmp/perf-<pid>.map`) naming the engine's compiled
+    /// functions, so `perf record -p <pid>` profiles show where guest time goes.
+    #[arg(long = "perf-map", env = "FLEET_PERF_MAP")]
+    pub perf_map: bool,
 }
 
 impl WorkerConfig {

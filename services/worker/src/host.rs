@@ -49,6 +49,8 @@ pub struct HostConfig {
     pub memory_cap: usize,
     /// Where the compiled component is cached.
     pub cache_dir: PathBuf,
+    /// Write `/tmp/perf-<pid>.map` so `perf` can name the guest's functions.
+    pub perf_map: bool,
 }
 
 /// Why a call into a tab failed.
@@ -144,6 +146,9 @@ impl EngineHost {
             .epoch_interruption(true)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
             .memory_init_cow(true);
+        if config.perf_map {
+            wc.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         let engine = Engine::new(&wc).map_err(anyhow::Error::from)?;
 
         let component = load_component(&engine, &config.cache_dir)?;

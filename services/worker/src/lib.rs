@@ -60,6 +60,7 @@ impl Worker {
                 capacity: config.capacity,
                 memory_cap: usize::try_from(config.session_memory_mb).unwrap_or(512) << 20,
                 cache_dir: config.cache_dir(),
+                perf_map: config.perf_map,
             },
             fetcher,
         )
