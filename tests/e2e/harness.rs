@@ -346,6 +346,8 @@ pub async fn start_gateway(database_url: &str, redis_url: &str) -> (String, Proc
             ("FLEET_DATABASE_URL", database_url),
             ("FLEET_REDIS_URL", redis_url),
             ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+            // Expired sessions are swept within a second, so tests can watch it.
+            ("FLEET_EXPIRY_SWEEP_SECS", "1"),
         ],
     );
     let base = format!("http://{listen}");

@@ -2,10 +2,12 @@
 //! Redis loss, two gateways on the same stores, and a snapshot that cannot be
 //! restored.
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use crate::harness::{
-    Fleet, call, first, fixtures, mcp, open_tabs, start_gateway, wait_for_workers,
+    Fleet, call, first, fixtures, mcp, open_tabs, start_gateway, wait_for, wait_for_workers,
 };
 use crate::state::Stateful;
 
@@ -201,4 +203,50 @@ async fn a_snapshot_that_cannot_be_restored_fails_the_session_not_the_worker() {
     )
     .await;
     assert_eq!(first(&out)["response"]["page"]["title"], "fine", "{out:#}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_expired_session_is_not_found_and_the_sweep_deletes_everything_stored_for_it() {
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let ids = open_tabs(&client, &["old", "fresh"]).await;
+    let (old, fresh) = (ids[0].clone(), ids[1].clone());
+    let mut pg = fleet.db.connect().await;
+    sqlx::query("UPDATE sessions SET expires_at = 0 WHERE id = $1")
+        .bind(&old)
+        .execute(&mut pg)
+        .await
+        .unwrap();
+    let (out, _) = call(
+        &client,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": old}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["code"], "SESSION_NOT_FOUND", "{out:#}");
+    wait_for(
+        "the expiry sweep to delete the session and its parts",
+        Duration::from_secs(20),
+        || async {
+            let mut pg = fleet.db.connect().await;
+            let (rows,): (i64,) = sqlx::query_as(
+                "SELECT (SELECT COUNT(*) FROM sessions WHERE id = $1) \
+                 + (SELECT COUNT(*) FROM session_parts WHERE session_id = $1) \
+                 + (SELECT COUNT(*) FROM session_part_chunks WHERE session_id = $1)",
+            )
+            .bind(&old)
+            .fetch_one(&mut pg)
+            .await
+            .unwrap();
+            (rows == 0).then_some(())
+        },
+    )
+    .await;
+    let (out, _) = call(
+        &client,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": fresh}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["response"]["page"]["title"], "fresh", "{out:#}");
 }
