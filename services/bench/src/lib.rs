@@ -193,7 +193,7 @@ pub fn render(report: &Report) -> String {
         out.push_str(&format!(
             "\nload test: {} sessions × {} actions in {:.1} s ({:.0} actions/s)\n\
              errors {}{}\nlatency p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms\n\
-             peak worker RSS {:.0} MiB (two workers)\n",
+             peak worker memory (two workers): PSS {:.0} MiB, RSS {:.0} MiB\n",
             load.sessions,
             load.actions_per_session,
             load.wall_secs,
@@ -208,6 +208,7 @@ pub fn render(report: &Report) -> String {
             load.latency_ms.p95,
             load.p99_ms,
             load.latency_ms.max,
+            load.peak_worker_pss as f64 / 1024.0 / 1024.0,
             load.peak_worker_rss as f64 / 1024.0 / 1024.0,
         ));
     }

@@ -35,8 +35,11 @@ pub struct LoadReport {
     pub wall_secs: f64,
     /// Actions completed per second over the whole test.
     pub actions_per_sec: f64,
-    /// Peak of the two workers' summed resident memory, bytes.
+    /// Peak of the two workers' summed resident memory, bytes (counts the
+    /// engine image's shared copy-on-write pages once per session).
     pub peak_worker_rss: u64,
+    /// Peak of the two workers' summed proportional set size, bytes.
+    pub peak_worker_pss: u64,
 }
 
 /// Runs `sessions` sessions × `actions` actions; bounded by `limit` in time.
@@ -57,12 +60,14 @@ pub async fn run(
 
     let workers = fleet.worker_pids();
     let peak = Arc::new(AtomicU64::new(0));
+    let peak_pss = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let sampler = {
-        let (peak, done) = (peak.clone(), done.clone());
+        let (peak, peak_pss, done) = (peak.clone(), peak_pss.clone(), done.clone());
         tokio::spawn(async move {
             while !done.load(Ordering::Relaxed) {
                 peak.fetch_max(procmem::sum_rss(&workers), Ordering::Relaxed);
+                peak_pss.fetch_max(procmem::sum_pss(&workers), Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
         })
@@ -112,6 +117,7 @@ pub async fn run(
         wall_secs: wall.as_secs_f64(),
         actions_per_sec: latencies.len() as f64 / wall.as_secs_f64(),
         peak_worker_rss: peak.load(Ordering::Relaxed),
+        peak_worker_pss: peak_pss.load(Ordering::Relaxed),
     })
 }
 

@@ -118,16 +118,35 @@ pub async fn run(config: &SuiteConfig) -> anyhow::Result<SuiteReport> {
         .to_owned();
     let mcp = Mcp::connect(&fleet.gateway, &fleet.key).await?;
 
+    // Untimed warm-up on both sides: connection pools, page cache, the first
+    // renderer process.
+    progress("warming up");
+    for _ in 0..5 {
+        let (id, _) = mcp.act("servo_navigate", json!({ "html": SMALL })).await?;
+        close(&mcp, &id).await?;
+        let context = chromium.new_context().await?;
+        context.new_page().await?.set_content(SMALL).await?;
+        context.close().await?;
+    }
+    let baseline = settle(&chromium, usize::MAX).await;
+
     let mut rows = Vec::new();
     let mut fleet_rows = Vec::new();
     rows.push(create_row(&mcp, &chromium, sizes.create).await?);
+    settle(&chromium, baseline).await;
     rows.push(corpus_row(&mcp, &chromium, &site, sizes.corpus_rounds).await?);
+    settle(&chromium, baseline).await;
     rows.push(screenshot_row(&mcp, &chromium, &site, sizes.screenshots).await?);
     for &n in sizes.memory {
+        settle(&chromium, baseline).await;
         rows.push(memory_row(&mcp, &fleet, &chromium, &site, n).await?);
     }
+    settle(&chromium, baseline).await;
     rows.push(throughput_row(&fleet, &chromium, &sizes).await?);
+    settle(&chromium, baseline).await;
     rows.push(restore_row(&mcp, &fleet, &chromium, &site, sizes.restores).await?);
+    settle(&chromium, baseline).await;
+    fleet_rows.extend(create_stages(&mcp, &fleet, sizes.create).await?);
     fleet_rows.push(gateway_overhead(&mcp, &fleet, sizes.direct_calls).await?);
     fleet_rows.extend(checkpoint_cost(&mcp, &fleet, &site, sizes.checkpoint_calls).await?);
 
@@ -143,22 +162,54 @@ pub async fn run(config: &SuiteConfig) -> anyhow::Result<SuiteReport> {
     })
 }
 
+/// Waits (up to 10 s) until Chromium has no more processes than `baseline`, so
+/// renderers of closed contexts are not still exiting, on the same two cores,
+/// while the fleet is measured. Returns the process count it settled at.
+async fn settle(chromium: &Chromium, baseline: usize) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut last = usize::MAX;
+    loop {
+        let count = chromium.process_tree_pids().map_or(0, |p| p.len());
+        // With no baseline yet, settle when the count stops changing.
+        let settled = if baseline == usize::MAX {
+            count == last
+        } else {
+            count <= baseline
+        };
+        if settled || Instant::now() > deadline {
+            return count;
+        }
+        last = count;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 /// Session create + a small inline page: a new tab through the gateway vs a new
 /// browser context, page and `setContent`.
 async fn create_row(mcp: &Mcp, chromium: &Chromium, n: usize) -> anyhow::Result<Row> {
     progress(&format!("create + first page ×{n}"));
+    // One side at a time: Chromium tears contexts down in the background, and
+    // that work must not land on the fleet's samples (or the reverse).
     let (mut ours, mut theirs) = (Samples::new(), Samples::new());
+    let mut ids = Vec::new();
     for _ in 0..n {
         let t = Instant::now();
-        let (id, _) = mcp.act("servo_navigate", json!({ "html": SMALL })).await?;
+        ids.push(mcp.act("servo_navigate", json!({ "html": SMALL })).await?.0);
         ours.push_duration(t.elapsed());
-        close(mcp, &id).await?;
-
+    }
+    for id in &ids {
+        close(mcp, id).await?;
+    }
+    let mut contexts = Vec::new();
+    for _ in 0..n {
         let t = Instant::now();
         let context = chromium.new_context().await?;
         let page = context.new_page().await?;
         page.set_content(SMALL).await?;
         theirs.push_duration(t.elapsed());
+        contexts.push(context);
+    }
+    for context in contexts {
         context.close().await?;
     }
     Ok(Row::new(
@@ -200,7 +251,11 @@ async fn corpus_row(
                 !out["page"]["text"].as_str().unwrap_or_default().is_empty(),
                 "the fleet read no text from {name}"
             );
-
+        }
+    }
+    for _ in 0..rounds {
+        for (name, _) in PAGES {
+            let url = format!("{site}/{name}");
             let t = Instant::now();
             page.navigate(&url).await?;
             let text = page.evaluate("document.body.innerText").await?;
@@ -241,6 +296,8 @@ async fn screenshot_row(
         mcp.act("servo_screenshot", json!({ "sessionID": id }))
             .await?;
         ours.push_duration(t.elapsed());
+    }
+    for _ in 0..n {
         let t = Instant::now();
         page.screenshot_png().await?;
         theirs.push_duration(t.elapsed());
@@ -414,14 +471,21 @@ async fn restore_row(
             "the session was not claimed again"
         );
         anyhow::ensure!(out["page"]["url"] == json!(url), "restored the wrong page");
+    }
+    for id in &ids {
         close(mcp, id).await?;
-
+    }
+    let mut contexts = Vec::new();
+    for _ in 0..n {
         let t = Instant::now();
         let context = chromium.new_context().await?;
         let page = context.new_page().await?;
         page.navigate(&url).await?;
         page.evaluate(write).await?;
         theirs.push_duration(t.elapsed());
+        contexts.push(context);
+    }
+    for context in contexts {
         context.close().await?;
     }
     Ok(Row::new(
@@ -524,7 +588,7 @@ async fn checkpoint_cost(
         ),
         ("a call that changes nothing", "1"),
     ] {
-        let before = Checkpoints::read(fleet).await?;
+        let before = Metrics::read(fleet).await?;
         for _ in 0..n {
             mcp.act(
                 "servo_evaluate",
@@ -532,7 +596,7 @@ async fn checkpoint_cost(
             )
             .await?;
         }
-        let after = Checkpoints::read(fleet).await?;
+        let after = Metrics::read(fleet).await?;
         let calls = (after.count - before.count).max(1.0);
         let mut time = Samples::new();
         time.push((after.seconds - before.seconds) / calls * 1000.0);
@@ -552,9 +616,15 @@ async fn checkpoint_cost(
     Ok(rows)
 }
 
-/// Checkpoint counters summed over the workers' `/metrics`.
+/// Counters and histogram sums read from every service's `/metrics`.
 #[derive(Default)]
-struct Checkpoints {
+struct Metrics {
+    /// Gateway: calls and seconds spent answering them.
+    calls: f64,
+    call_seconds: f64,
+    /// Workers: runs and seconds, checkpoint count, seconds, bytes and parts.
+    runs: f64,
+    run_seconds: f64,
     count: f64,
     seconds: f64,
     bytes: f64,
@@ -562,17 +632,29 @@ struct Checkpoints {
     unchanged: f64,
 }
 
-impl Checkpoints {
-    async fn read(fleet: &Fleet) -> anyhow::Result<Checkpoints> {
+impl Metrics {
+    async fn read(fleet: &Fleet) -> anyhow::Result<Metrics> {
         let http = reqwest::Client::new();
-        let mut c = Checkpoints::default();
+        let scrape = |base: String| {
+            let http = http.clone();
+            async move {
+                anyhow::Ok(
+                    http.get(format!("{base}/metrics"))
+                        .send()
+                        .await?
+                        .text()
+                        .await?,
+                )
+            }
+        };
+        let mut c = Metrics::default();
+        let text = scrape(fleet.gateway.clone()).await?;
+        c.calls = metric(&text, "fleet_gateway_call_seconds_count");
+        c.call_seconds = metric(&text, "fleet_gateway_call_seconds_sum");
         for (base, _) in &fleet.workers {
-            let text = http
-                .get(format!("{base}/metrics"))
-                .send()
-                .await?
-                .text()
-                .await?;
+            let text = scrape(base.clone()).await?;
+            c.runs += metric(&text, "fleet_worker_run_seconds_count");
+            c.run_seconds += metric(&text, "fleet_worker_run_seconds_sum");
             c.count += metric(&text, "fleet_worker_checkpoint_seconds_count");
             c.seconds += metric(&text, "fleet_worker_checkpoint_seconds_sum");
             c.bytes += metric(&text, "fleet_worker_checkpoint_bytes_total");
@@ -581,6 +663,73 @@ impl Checkpoints {
         }
         Ok(c)
     }
+}
+
+/// Where the time of a session create + first page goes: the client's view, the
+/// gateway's own time to answer, the worker's run, and the checkpoint inside it,
+/// as means over `n` creates (from the services' own histograms).
+async fn create_stages(mcp: &Mcp, fleet: &Fleet, n: usize) -> anyhow::Result<Vec<FleetRow>> {
+    progress(&format!("where a session create goes ×{n}"));
+    let before = Metrics::read(fleet).await?;
+    let mut client = Samples::new();
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let t = Instant::now();
+        ids.push(mcp.act("servo_navigate", json!({ "html": SMALL })).await?.0);
+        client.push_duration(t.elapsed());
+    }
+    let after = Metrics::read(fleet).await?;
+    for id in &ids {
+        close(mcp, id).await?;
+    }
+    let mean = |sum: f64, count: f64| sum / count.max(1.0) * 1000.0;
+    let gateway = mean(
+        after.call_seconds - before.call_seconds,
+        after.calls - before.calls,
+    );
+    let worker = mean(
+        after.run_seconds - before.run_seconds,
+        after.runs - before.runs,
+    );
+    let checkpoint = mean(after.seconds - before.seconds, after.count - before.count);
+    let client = client.mean().unwrap_or(f64::NAN);
+    let row = |name: &str, ms: f64, note: &str| {
+        let mut s = Samples::new();
+        s.push(ms);
+        FleetRow {
+            name: format!("session create: {name}"),
+            unit: Unit::Millis,
+            summary: s.summary(),
+            note: note.to_owned(),
+        }
+    };
+    Ok(vec![
+        row(
+            "whole call, client's view (mean)",
+            client,
+            "MCP over HTTP, as an agent sees it",
+        ),
+        row(
+            "MCP/HTTP and the client",
+            client - gateway,
+            "client time minus the gateway's own time to answer",
+        ),
+        row(
+            "gateway",
+            gateway - worker,
+            "auth, validation, session row insert, route claim, gRPC to the worker",
+        ),
+        row(
+            "worker before the checkpoint",
+            worker - checkpoint,
+            "route check, session row read, instantiate, parse/style/layout/scripts, text",
+        ),
+        row(
+            "worker checkpoint",
+            checkpoint,
+            "snapshot and the Postgres transaction writing every part of a new session",
+        ),
+    ])
 }
 
 /// The value of an unlabelled metric in Prometheus text, 0 when absent.
