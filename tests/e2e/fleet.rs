@@ -199,7 +199,10 @@ async fn session_status_reports_a_live_session_with_the_default_viewport() {
     assert_eq!(s["runtimeAvailable"], true);
     assert_eq!(s["resumable"], true);
     assert!(s["expiresAt"].as_str().unwrap() > s["updatedAt"].as_str().unwrap());
-    assert_eq!(s["notRestored"], json!(["jsHeap", "history"]));
+    assert_eq!(
+        s["notRestored"],
+        json!(["jsHeap", "history", "elementScrollOffsets"])
+    );
     // No width/height: the default viewport.
     let (out, _) = call(
         &client,

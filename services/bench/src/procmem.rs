@@ -84,17 +84,9 @@ pub fn tree_except(pid: Pid, except: &[Pid]) -> Result<Vec<Pid>> {
 /// Chromium's crash handler, which ends up a child of init).
 pub fn find_by_cmdline(needle: &str) -> Result<Vec<Pid>> {
     let mut found = Vec::new();
-    for entry in fs::read_dir("/proc").context("listing /proc")? {
-        let Ok(entry) = entry else { continue };
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<Pid>().ok())
-        else {
-            continue;
-        };
+    for (pid, dir) in processes()? {
         // Arguments are NUL-separated; a needle without NULs matches within one of them.
-        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+        let Ok(cmdline) = fs::read(dir.join("cmdline")) else {
             continue;
         };
         if String::from_utf8_lossy(&cmdline).contains(needle) {
@@ -135,19 +127,27 @@ pub fn is_alive(pid: Pid) -> bool {
     }
 }
 
-/// Every process's `(pid, ppid)`, skipping entries that vanish during the scan.
-fn all_parent_links() -> Result<Vec<(Pid, Pid)>> {
-    let mut links = Vec::new();
+/// Every process now: its pid and its `/proc` directory.
+fn processes() -> Result<Vec<(Pid, std::path::PathBuf)>> {
+    let mut out = Vec::new();
     for entry in fs::read_dir("/proc").context("listing /proc")? {
         let Ok(entry) = entry else { continue };
-        let Some(pid) = entry
+        if let Some(pid) = entry
             .file_name()
             .to_str()
             .and_then(|s| s.parse::<Pid>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+        {
+            out.push((pid, entry.path()));
+        }
+    }
+    Ok(out)
+}
+
+/// Every process's `(pid, ppid)`, skipping entries that vanish during the scan.
+fn all_parent_links() -> Result<Vec<(Pid, Pid)>> {
+    let mut links = Vec::new();
+    for (pid, dir) in processes()? {
+        let Ok(stat) = fs::read_to_string(dir.join("stat")) else {
             continue;
         };
         if let Some((_, ppid)) = parse_stat(&stat) {

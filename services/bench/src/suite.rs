@@ -184,13 +184,46 @@ async fn settle(chromium: &Chromium, baseline: usize) -> usize {
     }
 }
 
+/// What a fresh Chromium context does before its time is taken.
+enum Fresh<'a> {
+    /// `setContent` of inline HTML.
+    Content(&'a str),
+    /// Load a URL, then run a script that writes the session's state back.
+    Restore { url: &'a str, script: &'a str },
+}
+
+/// Times `n` fresh contexts (context + page + `what`), closing them only after
+/// the last is timed so teardown never lands inside a sample.
+async fn fresh_contexts(chromium: &Chromium, n: usize, what: Fresh<'_>) -> anyhow::Result<Samples> {
+    let mut samples = Samples::new();
+    let mut contexts = Vec::new();
+    for _ in 0..n {
+        let t = Instant::now();
+        let context = chromium.new_context().await?;
+        let page = context.new_page().await?;
+        match what {
+            Fresh::Content(html) => page.set_content(html).await?,
+            Fresh::Restore { url, script } => {
+                page.navigate(url).await?;
+                page.evaluate(script).await?;
+            }
+        }
+        samples.push_duration(t.elapsed());
+        contexts.push(context);
+    }
+    for context in contexts {
+        context.close().await?;
+    }
+    Ok(samples)
+}
+
 /// Session create + a small inline page: a new tab through the gateway vs a new
 /// browser context, page and `setContent`.
 async fn create_row(mcp: &Mcp, chromium: &Chromium, n: usize) -> anyhow::Result<Row> {
     progress(&format!("create + first page ×{n}"));
     // One side at a time: Chromium tears contexts down in the background, and
     // that work must not land on the fleet's samples (or the reverse).
-    let (mut ours, mut theirs) = (Samples::new(), Samples::new());
+    let mut ours = Samples::new();
     let mut ids = Vec::new();
     for _ in 0..n {
         let t = Instant::now();
@@ -200,18 +233,7 @@ async fn create_row(mcp: &Mcp, chromium: &Chromium, n: usize) -> anyhow::Result<
     for id in &ids {
         close(mcp, id).await?;
     }
-    let mut contexts = Vec::new();
-    for _ in 0..n {
-        let t = Instant::now();
-        let context = chromium.new_context().await?;
-        let page = context.new_page().await?;
-        page.set_content(SMALL).await?;
-        theirs.push_duration(t.elapsed());
-        contexts.push(context);
-    }
-    for context in contexts {
-        context.close().await?;
-    }
+    let theirs = fresh_contexts(chromium, n, Fresh::Content(SMALL)).await?;
     Ok(Row::new(
         "session create + small inline page",
         Unit::Millis,
@@ -459,7 +481,7 @@ async fn restore_row(
         .await?;
         ids.push(id);
     }
-    let (mut ours, mut theirs) = (Samples::new(), Samples::new());
+    let mut ours = Samples::new();
     for id in &ids {
         let (_, epoch) = fleet.route(id).await?;
         fleet.forget_route(id).await?;
@@ -475,19 +497,15 @@ async fn restore_row(
     for id in &ids {
         close(mcp, id).await?;
     }
-    let mut contexts = Vec::new();
-    for _ in 0..n {
-        let t = Instant::now();
-        let context = chromium.new_context().await?;
-        let page = context.new_page().await?;
-        page.navigate(&url).await?;
-        page.evaluate(write).await?;
-        theirs.push_duration(t.elapsed());
-        contexts.push(context);
-    }
-    for context in contexts {
-        context.close().await?;
-    }
+    let theirs = fresh_contexts(
+        chromium,
+        n,
+        Fresh::Restore {
+            url: &url,
+            script: write,
+        },
+    )
+    .await?;
     Ok(Row::new(
         "restore evicted session → first answer",
         Unit::Millis,

@@ -642,7 +642,11 @@ fn status(row: &SessionRow, runtime_available: bool) -> ActionOutput {
             failure: (!row.failure.is_empty()).then(|| row.failure.clone()),
             // A restore reloads the page and reapplies stored state; these live
             // only in a running engine.
-            not_restored: vec!["jsHeap".into(), "history".into()],
+            not_restored: vec![
+                "jsHeap".into(),
+                "history".into(),
+                "elementScrollOffsets".into(),
+            ],
         })),
     }
 }
