@@ -6,6 +6,7 @@
 mod auth;
 mod bad_input;
 mod bench;
+mod engine_state;
 mod fleet;
 mod fonts;
 mod grpc;

@@ -1,11 +1,9 @@
-//! Exercises the engine's durable state end to end, without a fleet: IndexedDB
-//! (schema, keys, indexes, cursors, rollback), viewport scroll (script API and
-//! screenshots), snapshot parts (determinism, restore into a fresh tab, the
-//! legacy single-part format, refused parts) and `register-font`. Prints one
-//! line per check and exits non-zero if any failed.
-//!
-//! `cargo run -p fleet-worker --example engine_state [-- <font.ttf> <font.woff2>]`
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! The engine's durable state, driven through the worker's wasmtime host without
+//! a fleet: IndexedDB (schema, key order, indexes, cursors, rollback, quota),
+//! viewport scroll (script API and screenshots), and snapshot parts (determinism,
+//! restore into a fresh tab, the legacy single-part format, refused parts). Each
+//! check prints a line; the test fails if any did. Fonts are tested through the
+//! fleet in `fonts`.
 
 use std::time::Duration;
 
@@ -98,17 +96,10 @@ fn part<'a>(parts: &'a [StatePart], name: &str) -> Option<&'a StatePart> {
     parts.iter().find(|p| p.name == name)
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let ttf = args
-        .get(1)
-        .cloned()
-        .unwrap_or_else(|| "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf".into());
-    let woff2 = args.get(2).cloned();
-    let cache = std::env::var_os("FLEET_ENGINE_CACHE_DIR")
-        .map(Into::into)
-        .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-probe-cache"));
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore()
+-> anyhow::Result<()> {
+    let cache = crate::harness::cache_dir();
     let host = EngineHost::new(
         HostConfig {
             capacity: 8,
@@ -576,99 +567,10 @@ async fn main() -> anyhow::Result<()> {
         r#"Ok("old:v") [640,"kept"]"#,
     );
 
-    // ---- fonts ---------------------------------------------------------------
-    let mut f = host.new_tab(viewport).await?;
-    for (name, bytes) in [
-        ("empty", Vec::new()),
-        ("garbage", b"this is not a font at all".to_vec()),
-        ("broken woff2", b"wOF2 but not really".to_vec()),
-    ] {
-        let result = f.register_font(bytes, BUDGET).await?;
-        c.check_that(
-            &format!("{name} font refused"),
-            result.is_err(),
-            &format!("{result:?}"),
-        );
-    }
-    let width_js = "document.getElementById('t').getBoundingClientRect().width";
-    let font_page = "<p><span id=t style=\"font-family: 'DejaVu Sans'; font-size: 40px\">Hamburgefonstiv</span></p>";
-    f.load(Source::Html(font_page.into()), BUDGET).await?;
-    let before = eval(&mut f, width_js).await;
-    match std::fs::read(&ttf) {
-        Ok(bytes) => {
-            let families = f.register_font(bytes, BUDGET).await?;
-            c.check_that(
-                "TTF registers",
-                families
-                    .as_ref()
-                    .is_ok_and(|f| f.iter().any(|n| n == "DejaVu Sans")),
-                &format!("{families:?}"),
-            );
-            let now = eval(&mut f, width_js).await;
-            c.check_that(
-                "current document lays out with the new font",
-                now != before,
-                &format!("width {before} -> {now}"),
-            );
-            f.load(Source::Html(font_page.into()), BUDGET).await?;
-            let reloaded = eval(&mut f, width_js).await;
-            c.check("font stays registered across loads", &reloaded, &now);
-        }
-        Err(e) => println!("skip  TTF font ({ttf}: {e})"),
-    }
-    // A bundled font renamed to a family nobody has: its name comes from the
-    // font's own name table, and text in it lays out like the original (not
-    // like `monospace`, which Stylo sizes at 13px rather than 16px).
-    let mut renamed = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../engine/fonts/LiberationMono-Regular.ttf"
-    ))?;
-    let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_be_bytes).collect() };
-    for (from, to) in [
-        (b"Liberation Mono".to_vec(), b"Registered Mono".to_vec()),
-        (utf16("Liberation Mono"), utf16("Registered Mono")),
-    ] {
-        let mut i = 0;
-        while let Some(at) = renamed[i..].windows(from.len()).position(|w| w == from) {
-            renamed[i + at..i + at + to.len()].copy_from_slice(&to);
-            i += at + to.len();
-        }
-    }
-    let families = f.register_font(renamed, BUDGET).await?;
-    c.check(
-        "renamed font reports its family",
-        &format!("{families:?}"),
-        r#"Ok(["Registered Mono"])"#,
+    assert_eq!(
+        c.failed, 0,
+        "{} engine check(s) failed; see the FAIL lines above",
+        c.failed
     );
-    f.load(
-        Source::Html(
-            "<span id=a style=\"font-family:'Registered Mono'\">iiiiiiii</span><br><span id=m style=\"font-family:'Liberation Mono'\">iiiiiiii</span>".into(),
-        ),
-        BUDGET,
-    )
-    .await?;
-    c.check(
-        "renamed font is used",
-        &eval(
-            &mut f,
-            "const [a, m] = ['a', 'm'].map((i) => document.getElementById(i).getBoundingClientRect().width); Math.abs(a - m) < 0.5 || [a, m]",
-        )
-        .await,
-        "true",
-    );
-    if let Some(path) = woff2 {
-        let families = f.register_font(std::fs::read(&path)?, BUDGET).await?;
-        c.check_that(
-            "WOFF2 registers",
-            families.is_ok(),
-            &format!("{families:?}"),
-        );
-    }
-
-    if c.failed > 0 {
-        println!("{} check(s) failed", c.failed);
-        std::process::exit(1);
-    }
-    println!("all checks passed");
     Ok(())
 }
