@@ -740,7 +740,7 @@ async fn create_stages(mcp: &Mcp, fleet: &Fleet, n: usize) -> anyhow::Result<Vec
         row(
             "worker before the checkpoint",
             worker - checkpoint,
-            "route check, session row read, instantiate, parse/style/layout/scripts, text",
+            "route check, instantiate, parse/style/layout/scripts, text",
         ),
         row(
             "worker checkpoint",

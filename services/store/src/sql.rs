@@ -668,4 +668,20 @@ mod tests {
             ("https://a.example/", "A", 2)
         );
     }
+
+    #[tokio::test]
+    async fn a_part_of_many_chunks_round_trips_byte_for_byte() {
+        let s = sqlite().await;
+        let t = s.ensure_tenant("acme").await.unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
+        let big: Vec<u8> = (0..CHUNK_BYTES * 9 + 7).map(|i| (i % 251) as u8).collect();
+        let written = parts(&[("font", &big), ("page", b"p")]);
+        s.save_checkpoint("s1", 1, &written, "u", "t", 1000)
+            .await
+            .unwrap();
+        assert_eq!(
+            s.load_checkpoint("s1").await.unwrap().unwrap().parts,
+            written
+        );
+    }
 }

@@ -303,13 +303,9 @@ impl Sessions {
     }
 
     async fn open_tab(&self, req: &pb::RunRequest) -> Result<Tab, Failure> {
-        let row = self
-            .inner
-            .store
-            .session(&req.session_id)
-            .await
-            .map_err(store_failure)?
-            .ok_or_else(|| Failure::new(ErrorCode::SessionNotFound, "session not found"))?;
+        // A new session's row was written by the gateway a moment ago and the
+        // request carries its viewport: reading the row back would only cost a
+        // round trip on the way to the first page.
         let viewport = if req.create {
             req.viewport.map_or(
                 Viewport {
@@ -322,6 +318,13 @@ impl Sessions {
                 },
             )
         } else {
+            let row = self
+                .inner
+                .store
+                .session(&req.session_id)
+                .await
+                .map_err(store_failure)?
+                .ok_or_else(|| Failure::new(ErrorCode::SessionNotFound, "session not found"))?;
             Viewport {
                 width: row.width,
                 height: row.height,
