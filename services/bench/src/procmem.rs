@@ -102,12 +102,6 @@ pub fn tree_pss(pid: Pid) -> Result<u64> {
     Ok(sum_pss(&tree(pid)?))
 }
 
-/// The summed RSS of `pid` and all its descendants, in bytes. Counts shared pages once
-/// per process; prefer [`tree_pss`] for comparisons.
-pub fn tree_rss(pid: Pid) -> Result<u64> {
-    Ok(sum_rss(&tree(pid)?))
-}
-
 /// The summed PSS of `pids`, in bytes, skipping any that exited before being read.
 pub fn sum_pss(pids: &[Pid]) -> u64 {
     pids.iter().filter_map(|&pid| pss_bytes(pid).ok()).sum()

@@ -21,8 +21,8 @@ pub use memory::MemoryRouting;
 pub use redis_routing::RedisRouting;
 pub use routing::{Route, Routing, WorkerInfo};
 pub use sql::{
-    CheckpointWrite, NewKey, SessionRow, SessionStore, SqlStore, StoredCheckpoint, Tenant,
-    now_millis,
+    CheckpointWrite, NewKey, Part, SessionRow, SessionStore, SqlStore, StoredCheckpoint, Tenant,
+    content_hash, now_millis,
 };
 
 use std::sync::Arc;

@@ -86,6 +86,35 @@ pub struct StoredCheckpoint {
     pub parts: Vec<(String, Vec<u8>)>,
 }
 
+/// One named part of a checkpoint to write, with the hash that decides whether
+/// it changed. Parts that never change once made (a registered font) hash once
+/// and carry the hash along, rather than being hashed again on every call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part<'a> {
+    /// The part's name, unique within the checkpoint.
+    pub name: String,
+    /// Its bytes.
+    pub data: &'a [u8],
+    /// [`content_hash`] of `data`.
+    pub hash: String,
+}
+
+impl<'a> Part<'a> {
+    /// A part, hashing its bytes now.
+    pub fn new(name: impl Into<String>, data: &'a [u8]) -> Self {
+        Self {
+            name: name.into(),
+            data,
+            hash: content_hash(data),
+        }
+    }
+}
+
+/// The hash the store compares parts by: SHA-256, hex.
+pub fn content_hash(data: &[u8]) -> String {
+    hex::encode(sha2::Sha256::digest(data))
+}
+
 /// What a checkpoint write cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CheckpointWrite {
@@ -126,7 +155,7 @@ pub trait SessionStore: Send + Sync {
         &self,
         id: &str,
         epoch: u64,
-        parts: &[(String, Vec<u8>)],
+        parts: &[Part<'_>],
         url: &str,
         title: &str,
         ttl_ms: i64,
@@ -329,7 +358,7 @@ impl SessionStore for SqlStore {
         &self,
         id: &str,
         epoch: u64,
-        parts: &[(String, Vec<u8>)],
+        parts: &[Part<'_>],
         url: &str,
         title: &str,
         ttl_ms: i64,
@@ -374,10 +403,9 @@ impl SessionStore for SqlStore {
                 .map(|row| Ok((row.try_get("part")?, row.try_get("hash")?)))
                 .collect::<Result<_, StoreError>>()?;
         let mut cost = CheckpointWrite::default();
-        for (name, data) in parts {
-            let hash = hex::encode(sha2::Sha256::digest(data));
+        for Part { name, data, hash } in parts {
             match stored.remove(name) {
-                Some(previous) if previous == hash => {
+                Some(previous) if previous == *hash => {
                     cost.parts_unchanged += 1;
                     continue;
                 }
@@ -386,7 +414,7 @@ impl SessionStore for SqlStore {
                         "DELETE FROM session_part_chunks WHERE session_id = $1 AND part = $2",
                     )
                     .bind(id)
-                    .bind(name)
+                    .bind(name.as_str())
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -397,8 +425,8 @@ impl SessionStore for SqlStore {
                  ON CONFLICT (session_id, part) DO UPDATE SET hash = excluded.hash, size = excluded.size, epoch = excluded.epoch",
             )
             .bind(id)
-            .bind(name)
-            .bind(&hash)
+            .bind(name.as_str())
+            .bind(hash.as_str())
             .bind(i64::try_from(data.len()).unwrap_or(i64::MAX))
             .bind(to_i64(epoch))
             .execute(&mut *tx)
@@ -408,7 +436,7 @@ impl SessionStore for SqlStore {
                     "INSERT INTO session_part_chunks (session_id, part, chunk, data) VALUES ($1, $2, $3, $4)",
                 )
                 .bind(id)
-                .bind(name)
+                .bind(name.as_str())
                 .bind(i64::try_from(i).unwrap_or(i64::MAX))
                 .bind(chunk.to_vec())
                 .execute(&mut *tx)
@@ -564,7 +592,7 @@ mod tests {
         s.create_session("b1", &b.id, 800, 600, 60_000)
             .await
             .unwrap();
-        s.save_checkpoint("a2", 1, &parts(&[("p", b"x")]), "u", "t", -1)
+        s.save_checkpoint("a2", 1, &refs(&parts(&[("p", b"x")])), "u", "t", -1)
             .await
             .unwrap();
         let listed: Vec<String> = s
@@ -596,6 +624,13 @@ mod tests {
             .collect()
     }
 
+    fn refs(parts: &[(String, Vec<u8>)]) -> Vec<Part<'_>> {
+        parts
+            .iter()
+            .map(|(name, data)| Part::new(name.clone(), data))
+            .collect()
+    }
+
     #[tokio::test]
     async fn only_changed_parts_are_rewritten_and_dropped_parts_are_deleted() {
         let s = sqlite().await;
@@ -604,7 +639,7 @@ mod tests {
         let font = vec![9u8; CHUNK_BYTES + 1];
         let first = parts(&[("font", &font), ("page", b"a"), ("storage", b"s")]);
         let cost = s
-            .save_checkpoint("s1", 1, &first, "u", "t", 1000)
+            .save_checkpoint("s1", 1, &refs(&first), "u", "t", 1000)
             .await
             .unwrap();
         assert_eq!((cost.parts_written, cost.parts_unchanged), (3, 0));
@@ -612,7 +647,7 @@ mod tests {
 
         let second = parts(&[("font", &font), ("page", b"b")]);
         let cost = s
-            .save_checkpoint("s1", 2, &second, "u", "t2", 1000)
+            .save_checkpoint("s1", 2, &refs(&second), "u", "t2", 1000)
             .await
             .unwrap();
         assert_eq!(
@@ -637,14 +672,14 @@ mod tests {
         s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
         let big = vec![7u8; CHUNK_BYTES * 2 + 10];
         let kept = parts(&[("page", &big)]);
-        s.save_checkpoint("s1", 2, &kept, "https://a.example/", "A", 1000)
+        s.save_checkpoint("s1", 2, &refs(&kept), "https://a.example/", "A", 1000)
             .await
             .unwrap();
         let err = s
             .save_checkpoint(
                 "s1",
                 1,
-                &parts(&[("page", b"old")]),
+                &refs(&parts(&[("page", b"old")])),
                 "https://b.example/",
                 "B",
                 1000,
@@ -676,7 +711,7 @@ mod tests {
         s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
         let big: Vec<u8> = (0..CHUNK_BYTES * 9 + 7).map(|i| (i % 251) as u8).collect();
         let written = parts(&[("font", &big), ("page", b"p")]);
-        s.save_checkpoint("s1", 1, &written, "u", "t", 1000)
+        s.save_checkpoint("s1", 1, &refs(&written), "u", "t", 1000)
             .await
             .unwrap();
         assert_eq!(

@@ -9,7 +9,9 @@
 //! `checkpoint` (`SFC1`, the engine snapshot's length as u32 LE, the engine's
 //! version-1 snapshot, the cookie jar): it still restores.
 
-use crate::host::StatePart;
+use fleet_store::Part;
+
+use crate::host::{RegisteredFont, StatePart};
 
 const ENGINE_PREFIX: &str = "engine/";
 const COOKIES: &str = "host/cookies";
@@ -20,7 +22,7 @@ const LEGACY_MAGIC: &[u8; 4] = b"SFC1";
 /// The engine part name its restore reads a version-1 snapshot from.
 const ENGINE_LEGACY_V1: &str = "legacy-v1";
 
-/// The parts of a checkpoint.
+/// A stored checkpoint, decoded into what a restore applies.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Checkpoint {
     /// The guest's snapshot parts.
@@ -31,25 +33,29 @@ pub struct Checkpoint {
     pub fonts: Vec<Vec<u8>>,
 }
 
-impl Checkpoint {
-    /// The named parts to store.
-    pub fn into_parts(self) -> Vec<(String, Vec<u8>)> {
-        let mut parts = Vec::with_capacity(self.engine.len() + self.fonts.len() + 1);
-        parts.extend(
-            self.engine
-                .into_iter()
-                .map(|p| (format!("{ENGINE_PREFIX}{}", p.name), p.data)),
-        );
-        parts.push((COOKIES.to_owned(), self.cookies));
-        parts.extend(
-            self.fonts
-                .into_iter()
-                .enumerate()
-                .map(|(i, font)| (format!("{FONT_PREFIX}{i:03}"), font)),
-        );
-        parts
-    }
+/// The named parts to store for a tab's state. They borrow it: a checkpoint
+/// runs after every call, and fonts can be megabytes that rarely change.
+pub fn parts<'a>(
+    engine: &'a [StatePart],
+    cookies: &'a [u8],
+    fonts: &'a [RegisteredFont],
+) -> Vec<Part<'a>> {
+    let mut parts = Vec::with_capacity(engine.len() + fonts.len() + 1);
+    parts.extend(
+        engine
+            .iter()
+            .map(|p| Part::new(format!("{ENGINE_PREFIX}{}", p.name), &p.data)),
+    );
+    parts.push(Part::new(COOKIES, cookies));
+    parts.extend(fonts.iter().enumerate().map(|(i, font)| Part {
+        name: format!("{FONT_PREFIX}{i:03}"),
+        data: &font.data,
+        hash: font.hash.clone(),
+    }));
+    parts
+}
 
+impl Checkpoint {
     /// Rebuilds a checkpoint from stored parts; a reason when a part is unknown
     /// or malformed.
     pub fn from_parts(mut parts: Vec<(String, Vec<u8>)>) -> Result<Self, String> {
@@ -111,14 +117,32 @@ mod tests {
 
     #[test]
     fn a_checkpoint_round_trips_through_its_parts() {
-        let c = Checkpoint {
-            engine: vec![part("local-storage", b"{}"), part("page", b"{\"v\":2}")],
-            cookies: b"[]".to_vec(),
-            fonts: (0..12).map(|i| vec![i]).collect(),
-        };
-        let mut parts = c.clone().into_parts();
-        parts.reverse();
-        assert_eq!(Checkpoint::from_parts(parts).unwrap(), c);
+        let engine = vec![part("local-storage", b"{}"), part("page", b"{\"v\":2}")];
+        let fonts: Vec<RegisteredFont> = (0..12)
+            .map(|i| RegisteredFont {
+                data: vec![i],
+                hash: fleet_store::content_hash(&[i]),
+            })
+            .collect();
+        let written = parts(&engine, b"[]", &fonts);
+        assert!(
+            written
+                .iter()
+                .all(|p| p.hash == fleet_store::content_hash(p.data))
+        );
+        let mut stored: Vec<(String, Vec<u8>)> = written
+            .iter()
+            .map(|p| (p.name.clone(), p.data.to_vec()))
+            .collect();
+        stored.reverse();
+        assert_eq!(
+            Checkpoint::from_parts(stored).unwrap(),
+            Checkpoint {
+                engine,
+                cookies: b"[]".to_vec(),
+                fonts: fonts.into_iter().map(|f| f.data).collect(),
+            }
+        );
     }
 
     #[test]

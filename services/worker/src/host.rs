@@ -281,7 +281,17 @@ pub struct Tab {
     poisoned: bool,
     /// Fonts the guest accepted, in order: the checkpoint keeps them, and a
     /// restore registers them again before the page loads.
-    fonts: Vec<Vec<u8>>,
+    fonts: Vec<RegisteredFont>,
+}
+
+/// A font the guest accepted. Its bytes never change, so its content hash is
+/// taken once here rather than by every checkpoint.
+#[derive(Debug, Clone)]
+pub struct RegisteredFont {
+    /// The font file.
+    pub data: Vec<u8>,
+    /// [`fleet_store::content_hash`] of `data`.
+    pub hash: String,
 }
 
 /// Runs one export call under the tab's deadline and turns a trap into a
@@ -365,13 +375,14 @@ impl Tab {
     ) -> Result<Result<Vec<String>, String>, TabError> {
         let families = guest_call!(self, budget, call_register_font(&data))?;
         if families.is_ok() {
-            self.fonts.push(data);
+            let hash = fleet_store::content_hash(&data);
+            self.fonts.push(RegisteredFont { data, hash });
         }
         Ok(families)
     }
 
     /// The fonts registered so far, in order.
-    pub fn fonts(&self) -> &[Vec<u8>] {
+    pub fn fonts(&self) -> &[RegisteredFont] {
         &self.fonts
     }
 

@@ -14,7 +14,7 @@ use fleet_proto::v1::{
 use fleet_proto::{MAX_FONT_BYTES, MAX_FONTS_PER_SESSION};
 use fleet_store::{Routing, SessionStore, StoreError};
 
-use crate::checkpoint::Checkpoint;
+use crate::checkpoint::{self, Checkpoint};
 use crate::host::{EngineHost, EvalError, Source, Summary, Tab, TabError, Viewport};
 
 /// Default and largest per-action time budgets (DESIGN §7).
@@ -413,12 +413,6 @@ impl Sessions {
         let cookies = tab
             .cookie_state()
             .map_err(|m| Failure::new(ErrorCode::Internal, m))?;
-        let parts = Checkpoint {
-            engine,
-            cookies,
-            fonts: tab.fonts().to_vec(),
-        }
-        .into_parts();
         let (url, title) = match seen {
             Some(page) => page,
             None => {
@@ -426,6 +420,7 @@ impl Sessions {
                 (summary.url, summary.title)
             }
         };
+        let parts = checkpoint::parts(&engine, &cookies, tab.fonts());
         let cost = self
             .inner
             .store
