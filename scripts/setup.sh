@@ -17,4 +17,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-rustup show active-toolchain >/dev/null   # installs the pinned toolchain and target
+rustup show active-toolchain >/dev/null   # installs the pinned toolchain
+# rustup adds a toolchain file's targets only when it installs the toolchain
+# itself; a machine that already had 1.95.0 lacks wasm32-wasip2 otherwise.
+if ! rustup target list --installed | grep -qx wasm32-wasip2; then
+  echo "setup: adding the wasm32-wasip2 target"
+  rustup target add wasm32-wasip2
+fi
