@@ -1,11 +1,15 @@
-//! Form field state for `snapshot` / `restore`.
+//! Form field state: the live value and checkedness of controls, and their
+//! record in `snapshot` / `restore`.
 //!
-//! The JavaScript bindings reflect `value`, `checked` and `selected` onto the
-//! element's attributes (`el.value = 'x'` is `setAttribute('value', 'x')`), so
-//! the live state of a field *is* its attributes in the Blitz DOM. Reloading
-//! the document on restore would reset them to the markup, so the snapshot
-//! records them and restore writes them back the same way the bindings do.
+//! As in browsers, a text control's live value is not its `value` attribute
+//! (that is the default, which `reset()` returns to): Blitz keeps it in the
+//! control's text editor, which is also what it paints, and keeps a
+//! checkbox's or radio's checkedness beside its `checked` attribute. Option
+//! selectedness lives in the `selected` attributes. Reloading the document on
+//! restore would reset all of it to the markup, so the snapshot records the
+//! live state and restore writes it back.
 
+use blitz_dom::node::{SpecialElementData, TextInputData};
 use blitz_dom::{BaseDocument, LocalName, Node, NodeId, QualName, ns};
 use serde::{Deserialize, Serialize};
 
@@ -92,6 +96,138 @@ fn is_excluded(node: &Node) -> bool {
             .is_some_and(|t| t.eq_ignore_ascii_case("password") || t.eq_ignore_ascii_case("file"))
 }
 
+fn value_name() -> QualName {
+    QualName::new(None, ns!(), LocalName::from("value"))
+}
+
+/// What live state a control has, by its tag and type (the same split Blitz
+/// makes when it builds the control's layout).
+enum Control {
+    /// A text editor: `textarea`, or `input` of a text-like type.
+    Text { multiline: bool },
+    /// A checkbox or radio.
+    Check,
+}
+
+fn control_kind(node: &Node) -> Option<Control> {
+    match tag(node)? {
+        "textarea" => Some(Control::Text { multiline: true }),
+        "input" => {
+            let kind = inspect::attr(node, "type").map(|t| t.trim().to_ascii_lowercase());
+            match kind.as_deref() {
+                None
+                | Some("" | "text" | "password" | "email" | "number" | "search" | "tel" | "url") => {
+                    Some(Control::Text { multiline: false })
+                }
+                Some("checkbox" | "radio") => Some(Control::Check),
+                Some(_) => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Give a control its live state now if Blitz has not yet (it does so when it
+/// first lays the control out, and never for a detached one): initialized
+/// from the markup, as Blitz would.
+fn ensure_control(doc: &mut BaseDocument, id: NodeId) {
+    let Some(node) = doc.get_node(id) else {
+        return;
+    };
+    let Some(kind) = control_kind(node) else {
+        return;
+    };
+    let initial = match kind {
+        Control::Text { multiline: true } => node.text_content(),
+        _ => inspect::attr(node, "value").unwrap_or_default().to_owned(),
+    };
+    let checked = inspect::attr(node, "checked").is_some();
+    let Some(el) = doc.get_node_mut(id).and_then(|n| n.element_data_mut()) else {
+        return;
+    };
+    if !matches!(el.special_data, SpecialElementData::None) {
+        return;
+    }
+    match kind {
+        Control::Text { multiline } => {
+            let mut data = TextInputData::new(multiline);
+            data.editor.set_text(&initial);
+            el.special_data = SpecialElementData::TextInput(data);
+        }
+        Control::Check => {
+            el.special_data = SpecialElementData::CheckboxInput(checked);
+            el.set_checkbox_input_checked(checked);
+        }
+    }
+}
+
+/// The live value of a text control (a `textarea`, or an `input` of a
+/// text-like type); `None` for other elements.
+pub(crate) fn live_value(doc: &BaseDocument, id: NodeId) -> Option<String> {
+    let node = doc.get_node(id)?;
+    let el = node.element_data()?;
+    match el.text_input_data() {
+        Some(data) => Some(data.editor.text().to_string()),
+        // Not laid out yet: the live value is still the initial one.
+        None => match control_kind(node)? {
+            Control::Text { multiline: true } => Some(node.text_content()),
+            Control::Text { multiline: false } => {
+                Some(inspect::attr(node, "value").unwrap_or_default().to_owned())
+            }
+            Control::Check => None,
+        },
+    }
+}
+
+/// Set the live value of a text control, leaving its `value` attribute (the
+/// default value) as it was. Returns false for other elements.
+pub(crate) fn set_live_value(doc: &mut BaseDocument, id: NodeId, value: &str) -> bool {
+    ensure_control(doc, id);
+    let Some(el) = doc.get_node(id).and_then(|n| n.element_data()) else {
+        return false;
+    };
+    if el.text_input_data().is_none() {
+        return false;
+    }
+    let default = inspect::attr_of(el, "value").map(str::to_owned);
+    // Blitz updates a control's editor when its value attribute is set; the
+    // attribute is then put back, so only the editor keeps the new value.
+    doc.mutate().set_attribute(id, value_name(), value);
+    if let Some(el) = doc.get_node_mut(id).and_then(|n| n.element_data_mut()) {
+        match default {
+            Some(default) => el.attrs.set(value_name(), &default),
+            None => {
+                el.attrs.remove(&value_name());
+            }
+        }
+    }
+    true
+}
+
+/// The live checkedness of a checkbox or radio; `None` for other elements.
+pub(crate) fn live_checked(doc: &BaseDocument, id: NodeId) -> Option<bool> {
+    let node = doc.get_node(id)?;
+    match node.element_data()?.checkbox_input_checked() {
+        Some(checked) => Some(checked),
+        // Not laid out yet: still the initial state.
+        None => matches!(control_kind(node)?, Control::Check)
+            .then(|| inspect::attr(node, "checked").is_some()),
+    }
+}
+
+/// Set the live checkedness of a checkbox or radio (not its attribute).
+pub(crate) fn set_live_checked(doc: &mut BaseDocument, id: NodeId, checked: bool) -> bool {
+    ensure_control(doc, id);
+    let Some(el) = doc.get_node_mut(id).and_then(|n| n.element_data_mut()) else {
+        return false;
+    };
+    if el.checkbox_input_checked().is_none() {
+        return false;
+    }
+    el.set_checkbox_input_checked(checked);
+    true
+}
+
 /// Record the state of up to [`MAX_FIELDS`] fields.
 pub(crate) fn capture(doc: &BaseDocument) -> Vec<FieldState> {
     let mut out = Vec::new();
@@ -117,8 +253,10 @@ pub(crate) fn capture(doc: &BaseDocument) -> Vec<FieldState> {
         out.push(FieldState {
             index,
             tag: tag.to_owned(),
-            value: inspect::attr(node, "value").map(|v| v.chars().take(MAX_VALUE_CHARS).collect()),
-            checked: inspect::attr(node, "checked").is_some(),
+            value: live_value(doc, id)
+                .or_else(|| inspect::attr(node, "value").map(str::to_owned))
+                .map(|v| v.chars().take(MAX_VALUE_CHARS).collect()),
+            checked: live_checked(doc, id).unwrap_or(inspect::attr(node, "checked").is_some()),
             selected_index: selected_index.flatten(),
         });
     }
@@ -175,9 +313,22 @@ pub(crate) fn apply(doc: &mut BaseDocument, states: &[FieldState]) -> bool {
         if !matches {
             continue;
         }
-        changed |= sync_attr(doc, id, "value", state.value.as_deref());
+        match &state.value {
+            Some(value) if live_value(doc, id).is_some() => {
+                if live_value(doc, id).as_deref() != Some(value.as_str()) {
+                    changed |= set_live_value(doc, id, value);
+                }
+            }
+            value => changed |= sync_attr(doc, id, "value", value.as_deref()),
+        }
         if state.tag == "input" {
-            changed |= sync_flag(doc, id, "checked", state.checked);
+            match live_checked(doc, id) {
+                Some(checked) if checked != state.checked => {
+                    changed |= set_live_checked(doc, id, state.checked);
+                }
+                Some(_) => {}
+                None => changed |= sync_flag(doc, id, "checked", state.checked),
+            }
         }
         if state.tag == "select" {
             for (i, option) in options(doc, id).into_iter().enumerate() {

@@ -210,6 +210,14 @@ pub(crate) fn attr<'a>(node: &'a Node, name: &str) -> Option<&'a str> {
         .map(|a| a.value.as_str())
 }
 
+/// The value of attribute `name` (no namespace) of an element's data.
+pub(crate) fn attr_of<'a>(el: &'a ElementData, name: &str) -> Option<&'a str> {
+    el.attrs()
+        .iter()
+        .find(|a| &*a.name.local == name)
+        .map(|a| a.value.as_str())
+}
+
 /// Whether an element is hidden by markup or by its computed `display`.
 fn is_hidden(node: &Node, tag: &str) -> bool {
     if SKIPPED.contains(&tag) || attr(node, "hidden").is_some() {
@@ -328,9 +336,17 @@ fn walk_text(
 }
 
 /// The URL relative links resolve against: the first `<base href>`, else the
-/// document URL.
+/// document URL (as loaded).
 pub(crate) fn base_url(doc: &BaseDocument) -> Url {
-    let doc_url: Url = doc.url().clone();
+    base_url_at(doc, None)
+}
+
+/// [`base_url`] for a document whose URL is now `current` (`pushState` and
+/// fragment navigations change it after load).
+pub(crate) fn base_url_at(doc: &BaseDocument, current: Option<&str>) -> Url {
+    let doc_url: Url = current
+        .and_then(|u| Url::parse(u).ok())
+        .unwrap_or_else(|| doc.url().clone());
     doc.find_element_by_tag_name(&blitz_dom::local_name!("base"))
         .and_then(|base| attr(base, "href"))
         .and_then(|href| doc_url.join(href.trim()).ok())
@@ -338,8 +354,8 @@ pub(crate) fn base_url(doc: &BaseDocument) -> Url {
 }
 
 /// Hyperlinks (`a[href]`, `area[href]`) outside hidden subtrees, in document order.
-pub(crate) fn links(doc: &BaseDocument) -> Vec<Link> {
-    let base = base_url(doc);
+pub(crate) fn links(doc: &BaseDocument, current: &str) -> Vec<Link> {
+    let base = base_url_at(doc, Some(current));
     let mut links = Vec::new();
     walk_links(doc, doc.root_node().id, &base, &mut links);
     links

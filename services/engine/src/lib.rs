@@ -15,12 +15,16 @@ mod bindings {
     wit_bindgen::generate!({ world: "engine", path: "wit" });
 }
 
+mod a11y;
+mod capabilities;
 mod charset;
 mod fonts;
 mod forms;
 mod indexeddb;
+mod input;
 mod inspect;
 mod js;
+mod navigation;
 mod net;
 mod render;
 mod snapshot;
@@ -28,7 +32,8 @@ mod storage;
 mod tab;
 
 use bindings::exports::fleet::engine::page::{
-    EvalError, Guest, Source, StatePart, Summary, Viewport,
+    AccessibilityTree, Capability, DialogPolicy, EvalError, Guest, Source, StatePart, Summary,
+    Traversal, UserInput, Viewport,
 };
 
 /// The exported `page` interface; every call is forwarded to the tab state.
@@ -48,7 +53,10 @@ impl Guest for Engine {
     }
 
     fn evaluate(script: String) -> Result<String, EvalError> {
-        js::evaluate(&script)
+        let value = js::evaluate(&script);
+        // A script may navigate (`location.href = ...`, `form.submit()`).
+        tab::follow();
+        value
     }
 
     fn screenshot() -> Result<Vec<u8>, String> {
@@ -57,6 +65,26 @@ impl Guest for Engine {
 
     fn register_font(data: Vec<u8>) -> Result<Vec<String>, String> {
         fonts::register(data)
+    }
+
+    fn input(action: UserInput) -> Result<Summary, String> {
+        input::perform(action)
+    }
+
+    fn traverse(step: Traversal) -> Summary {
+        tab::traverse(step)
+    }
+
+    fn set_dialog_policy(policy: DialogPolicy) {
+        tab::set_dialog_policy(policy);
+    }
+
+    fn accessibility(max_nodes: u32) -> AccessibilityTree {
+        tab::accessibility(max_nodes)
+    }
+
+    fn capabilities() -> Vec<Capability> {
+        capabilities::report()
     }
 
     fn snapshot() -> Vec<StatePart> {

@@ -47,13 +47,25 @@ impl Response {
     }
 }
 
-/// Fetch `url` with `method`: `data:` URLs are decoded here, http(s) goes to the
-/// host, anything else is refused (the guest has no filesystem).
+/// Fetch `url` with `method` and the tab's cookies: `data:` URLs are decoded
+/// here, http(s) goes to the host, anything else is refused (the guest has no
+/// filesystem).
 pub(crate) fn fetch(
     method: &str,
     url: &str,
     headers: Vec<(String, String)>,
     body: Option<Vec<u8>>,
+) -> Result<Response, String> {
+    fetch_with(method, url, headers, body, true)
+}
+
+/// [`fetch`], saying whether the cookie jar takes part (`credentials`).
+pub(crate) fn fetch_with(
+    method: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+    body: Option<Vec<u8>>,
+    credentials: bool,
 ) -> Result<Response, String> {
     let parsed = Url::parse(url).map_err(|e| format!("invalid URL {url:?}: {e}"))?;
     match parsed.scheme() {
@@ -64,6 +76,7 @@ pub(crate) fn fetch(
                 url: parsed.to_string(),
                 headers,
                 body,
+                credentials,
             };
             let response = network::fetch(&request)?;
             Ok(Response {

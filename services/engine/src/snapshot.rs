@@ -4,7 +4,8 @@
 //! bytes changed, so the parts are cut along what changes together and every
 //! part is deterministic (sorted maps, no timestamps):
 //! - `page`: JSON `{version: 2, url, viewport: {width, height}, scroll: {x, y},
-//!   forms: [{index, tag, value?, checked?, selectedIndex?}, ...]}`;
+//!   forms: [{index, tag, value?, checked?, selectedIndex?}, ...],
+//!   dialogs?: {accept, promptText?}}`;
 //! - `html`: the source of an inline document, as UTF-8 bytes; absent for
 //!   documents loaded by URL;
 //! - `local-storage`, `session-storage`: JSON `{origin: [[key, value], ...]}`;
@@ -28,7 +29,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bindings::exports::fleet::engine::page::{Source, StatePart, Summary};
+use crate::bindings::exports::fleet::engine::page::{DialogPolicy, Source, StatePart, Summary};
 use crate::storage::Area;
 use crate::{forms, indexeddb, storage, tab};
 
@@ -69,6 +70,22 @@ struct PageState {
     scroll: ScrollState,
     /// Form field state, applied after the document's scripts ran.
     forms: Vec<forms::FieldState>,
+    /// How dialogs are answered; absent in snapshots of older engines (the
+    /// default policy then applies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dialogs: Option<DialogState>,
+}
+
+/// The dialog policy in the `page` part.
+#[derive(Serialize, Deserialize, Clone)]
+struct DialogState {
+    accept: bool,
+    #[serde(
+        default,
+        rename = "promptText",
+        skip_serializing_if = "Option::is_none"
+    )]
+    prompt_text: Option<String>,
 }
 
 /// The single-document format of version-1 engines.
@@ -106,10 +123,17 @@ pub(crate) fn snapshot() -> Vec<StatePart> {
         viewport: ViewportState { width, height },
         scroll: ScrollState { x, y },
         forms: tab::with_document(|doc| forms::capture(doc)),
+        dialogs: {
+            let policy = tab::dialog_policy();
+            Some(DialogState {
+                accept: policy.accept,
+                prompt_text: policy.prompt_text,
+            })
+        },
     };
     let mut parts = vec![part(PAGE, json(&page))];
     if let Some(html) = html {
-        parts.push(part(HTML, html.into_bytes()));
+        parts.push(part(HTML, html.as_bytes().to_vec()));
     }
     parts.push(part(LOCAL_STORAGE, json(&storage::export(Area::Local))));
     parts.push(part(SESSION_STORAGE, json(&storage::export(Area::Session))));
@@ -131,6 +155,7 @@ struct Decoded {
     viewport: ViewportState,
     scroll: ScrollState,
     forms: Vec<forms::FieldState>,
+    dialogs: Option<DialogState>,
     html: Option<String>,
     local_storage: StorageData,
     session_storage: StorageData,
@@ -169,6 +194,7 @@ fn decode_legacy(bytes: &[u8]) -> Result<Decoded, String> {
         viewport: state.viewport,
         scroll: ScrollState::default(),
         forms: state.forms,
+        dialogs: None,
         html: state.html,
         local_storage: state.local_storage,
         session_storage: state.session_storage,
@@ -226,6 +252,7 @@ fn decode(parts: Vec<StatePart>) -> Result<Decoded, String> {
         viewport: page.viewport,
         scroll: page.scroll,
         forms: page.forms,
+        dialogs: page.dialogs,
         html,
         local_storage,
         session_storage,
@@ -244,6 +271,12 @@ pub(crate) fn restore(parts: Vec<StatePart>) -> Result<Summary, String> {
         None => indexeddb::clear(),
     }
     tab::set_viewport(state.viewport.width, state.viewport.height);
+    if let Some(policy) = state.dialogs.clone() {
+        tab::set_dialog_policy(DialogPolicy {
+            accept: policy.accept,
+            prompt_text: policy.prompt_text,
+        });
+    }
     storage::import(Area::Local, state.local_storage);
     storage::import(Area::Session, state.session_storage);
     let source = match state.html {

@@ -10,6 +10,7 @@
 //! the top, as after a navigation.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use blitz_dom::{BaseDocument, DocumentConfig, NodeId, Point, ScrollBehavior, StyleThreading};
@@ -17,9 +18,12 @@ use blitz_html::{HtmlDocument, HtmlProvider};
 use blitz_traits::net::http::StatusCode;
 use blitz_traits::shell::{ColorScheme, Viewport};
 
-use crate::bindings::exports::fleet::engine::page::{Source, Summary};
+use crate::bindings::exports::fleet::engine::page::{
+    Dialog, DialogPolicy, Settle, Source, Summary, Traversal,
+};
+use crate::navigation::{Commit, History, Pending, Request};
 use crate::net::GuestNetProvider;
-use crate::{charset, fonts, inspect, js, net, render};
+use crate::{a11y, charset, fonts, inspect, js, net, render};
 
 /// The URL given to inline HTML documents (`source::html`).
 pub(crate) const INLINE_URL: &str = "https://inline.servo-fleet.invalid/";
@@ -38,6 +42,12 @@ pub(crate) const MAX_TEXT_CHARS: usize = 20_000;
 /// need ≈3.5 MiB (the host must allow ≥ 8 MiB, see `js::MAX_STACK`); without a
 /// cap a page of a few thousand nested `<div>`s would crash the tab.
 const MAX_DOM_DEPTH: usize = 512;
+/// Navigations one call follows (a page that keeps redirecting itself with
+/// scripts stops here, as browsers stop redirect loops).
+const MAX_NAVIGATIONS: usize = 10;
+/// Dialogs recorded between two summaries; a page opening dialogs in a loop
+/// keeps running (each is answered by the policy) but only these are reported.
+const MAX_DIALOGS: usize = 50;
 /// A style/layout pass can start new fetches (e.g. CSS background images) whose
 /// results only apply on the next pass; this bounds the repeat passes.
 const MAX_RESOLVE_PASSES: usize = 4;
@@ -55,9 +65,22 @@ pub(crate) struct Tab {
     /// The document URL (after redirects).
     pub url: String,
     /// The source of an inline (`source::html`) document, kept for snapshots.
-    pub inline_html: Option<String>,
+    pub inline_html: Option<Rc<str>>,
     /// Why the last load failed, if it did.
     pub load_error: Option<String>,
+    /// The name in the document's `<!DOCTYPE>`, if it has one (Blitz's parser
+    /// does not keep the doctype node).
+    pub doctype: Option<String>,
+    /// The session history.
+    pub history: History,
+    /// A navigation the page asked for, carried out when the task is over.
+    pub pending: Option<Pending>,
+    /// How `alert`/`confirm`/`prompt` are answered.
+    pub dialog_policy: DialogPolicy,
+    /// Dialogs opened since the last summary.
+    pub dialogs: Vec<Dialog>,
+    /// How the event loop ended after the last action.
+    pub settle: Settle,
 }
 
 impl Tab {
@@ -70,7 +93,38 @@ impl Tab {
             url: ABOUT_BLANK.to_owned(),
             inline_html: None,
             load_error: None,
+            doctype: None,
+            history: History::default(),
+            pending: None,
+            // Dismissing is the safe answer: `confirm("Delete?")` gets false.
+            dialog_policy: DialogPolicy {
+                accept: false,
+                prompt_text: None,
+            },
+            dialogs: Vec::new(),
+            settle: Settle::Settled,
         }
+    }
+
+    /// Answer a dialog by the policy and record it. Returns whether it was
+    /// accepted and, for an accepted prompt, the text answered.
+    pub fn dialog(&mut self, kind: &str, message: &str, default: &str) -> (bool, Option<String>) {
+        let accepted = kind == "alert" || self.dialog_policy.accept;
+        let answer = (kind == "prompt" && accepted).then(|| {
+            self.dialog_policy
+                .prompt_text
+                .clone()
+                .unwrap_or_else(|| default.to_owned())
+        });
+        if self.dialogs.len() < MAX_DIALOGS {
+            self.dialogs.push(Dialog {
+                kind: kind.to_owned(),
+                message: message.chars().take(MAX_TEXT_CHARS).collect(),
+                accepted,
+                answer: answer.clone(),
+            });
+        }
+        (accepted, answer)
     }
 
     /// The current document; a tab that never loaded anything shows `about:blank`.
@@ -253,6 +307,56 @@ pub(crate) fn limit_depth(doc: &mut BaseDocument, start: NodeId) {
     }
 }
 
+/// Nodes detached by [`hide_following`]: per parent, its children that came
+/// after the script, in order (deepest parent first).
+pub(crate) struct Hidden(Vec<(NodeId, Vec<NodeId>)>);
+
+/// Detach everything after `script` in document order (the next siblings of
+/// the script and of each of its ancestors), so that the script sees the
+/// document as the parser had built it when it reached the script.
+pub(crate) fn hide_following(doc: &mut BaseDocument, script: NodeId) -> Hidden {
+    let mut hidden = Vec::new();
+    let mut current = script;
+    while let Some(parent) = doc.get_node(current).and_then(|n| n.parent) {
+        let following: Vec<NodeId> = doc
+            .get_node(parent)
+            .map(|p| {
+                p.children
+                    .iter()
+                    .skip_while(|c| **c != current)
+                    .skip(1)
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !following.is_empty() {
+            let mut mutator = doc.mutate();
+            for id in &following {
+                mutator.remove_node(*id);
+            }
+            drop(mutator);
+            hidden.push((parent, following));
+        }
+        current = parent;
+    }
+    Hidden(hidden)
+}
+
+/// Put back what [`hide_following`] detached: each parent gets its nodes at
+/// its end, where the parser would have appended them after the script ran.
+pub(crate) fn reveal(doc: &mut BaseDocument, hidden: Hidden) {
+    for (parent, children) in hidden.0 {
+        if doc.get_node(parent).is_none() {
+            continue;
+        }
+        let children: Vec<NodeId> = children
+            .into_iter()
+            .filter(|c| doc.get_node(*c).is_some_and(|n| n.parent.is_none()))
+            .collect();
+        doc.mutate().append_children(parent, &children);
+    }
+}
+
 /// Set the viewport used for layout and screenshots (clamped to 1..=4096).
 pub(crate) fn set_viewport(width: u32, height: u32) {
     let width = width.clamp(1, MAX_VIEWPORT_SIDE);
@@ -274,6 +378,14 @@ pub(crate) fn viewport_size() -> (u32, u32) {
 /// Run `f` on the current document (from export entry points only).
 pub(crate) fn with_document<R>(f: impl FnOnce(&mut BaseDocument) -> R) -> R {
     with_tab(|tab| f(tab.document()))
+}
+
+/// Run `f` on the current document with style and layout up to date.
+pub(crate) fn with_laid_out_document<R>(f: impl FnOnce(&mut BaseDocument) -> R) -> R {
+    with_tab(|tab| {
+        tab.resolve();
+        f(tab.document())
+    })
 }
 
 /// Run `f` on the current document if the tab has built one.
@@ -298,7 +410,7 @@ pub(crate) fn scroll_viewport_to(x: f64, y: f64) {
 }
 
 /// The document URL and, for inline documents, their source.
-pub(crate) fn location() -> (String, Option<String>) {
+pub(crate) fn location() -> (String, Option<Rc<str>>) {
     with_tab(|tab| (tab.url.clone(), tab.inline_html.clone()))
 }
 
@@ -319,9 +431,9 @@ fn load_failed(url: &str, reason: &str) -> Fetched {
     }
 }
 
-/// Fetch a document for `source::url`.
-fn fetch_document(url: &str) -> Fetched {
-    let url = url.trim();
+/// Fetch a document for a navigation.
+fn fetch_document(request: &Request) -> Fetched {
+    let url = request.url.trim();
     if url == ABOUT_BLANK {
         return Fetched {
             url: url.to_owned(),
@@ -340,7 +452,12 @@ fn fetch_document(url: &str) -> Fetched {
         }
         Err(e) => return load_failed(url, &format!("invalid URL: {e}")),
     }
-    let response = match net::get(url) {
+    let headers = request
+        .content_type
+        .iter()
+        .map(|ct| ("content-type".to_owned(), ct.clone()))
+        .collect();
+    let response = match net::fetch(&request.method, url, headers, request.body.clone()) {
         Ok(response) => response,
         Err(reason) => return load_failed(url, &reason),
     };
@@ -397,16 +514,36 @@ fn escape_html(text: &str) -> String {
     out
 }
 
-/// Load a document, replacing the current one, run its scripts and summarize it.
+/// What to open.
+enum Open {
+    /// A document fetched from the network.
+    Url(Request),
+    /// An inline document.
+    Html(Rc<str>),
+}
+
+/// Load a document (export `load`), replacing the current one, run its
+/// scripts, follow the navigations they start and summarize the result.
 pub(crate) fn load(src: Source) -> Summary {
+    let open = match src {
+        Source::Url(url) => Open::Url(Request::get(url)),
+        Source::Html(html) => Open::Html(Rc::from(html)),
+    };
+    navigate(open, Commit::Push);
+    follow();
+    inspect()
+}
+
+/// Replace the document and run its scripts.
+fn navigate(open: Open, commit: Commit) {
     // A fresh JavaScript realm per document, as in a browser navigation.
     js::reset();
-    let (fetched, inline_html) = match src {
-        Source::Url(url) => (fetch_document(&url), None),
-        Source::Html(html) => (
+    let (fetched, inline_html) = match open {
+        Open::Url(request) => (fetch_document(&request), None),
+        Open::Html(html) => (
             Fetched {
                 url: INLINE_URL.to_owned(),
-                html: html.clone(),
+                html: html.to_string(),
                 xml: false,
                 error: None,
             },
@@ -417,6 +554,7 @@ pub(crate) fn load(src: Source) -> Summary {
         // Drop the old document before building the new one: peak memory stays
         // at one document.
         tab.doc = None;
+        tab.pending = None;
         tab.net = Arc::new(GuestNetProvider::default());
         let doc = build_document(
             &fetched.html,
@@ -427,29 +565,159 @@ pub(crate) fn load(src: Source) -> Summary {
             fetched.xml,
         );
         tab.doc = Some(doc);
+        tab.history
+            .commit_document(&fetched.url, inline_html.clone(), commit);
+        tab.doctype = doctype_of(&fetched.html);
         tab.url = fetched.url;
         tab.inline_html = inline_html;
         tab.load_error = fetched.error;
     });
-    js::run_page_scripts();
+    let settle = js::run_page_scripts();
+    with_tab(|tab| tab.settle = settle);
+}
+
+/// The name of the `<!DOCTYPE>` a document starts with (after white space
+/// and comments), lower-cased, as HTML's parser reads it.
+fn doctype_of(html: &str) -> Option<String> {
+    let mut rest = html.trim_start_matches('\u{feff}').trim_start();
+    while let Some(after) = rest.strip_prefix("<!--") {
+        rest = after.split_once("-->").map(|(_, r)| r)?.trim_start();
+    }
+    let head = rest.get(..9)?;
+    if !head.eq_ignore_ascii_case("<!doctype") {
+        return None;
+    }
+    let name: String = rest[9..]
+        .trim_start()
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != '>')
+        .collect();
+    Some(name.to_ascii_lowercase())
+}
+
+/// Carry out the navigations the page asked for, one after the other (a
+/// loaded page may ask for the next), at most [`MAX_NAVIGATIONS`].
+pub(crate) fn follow() {
+    for _ in 0..MAX_NAVIGATIONS {
+        let Some(pending) = with_tab(|tab| tab.pending.take()) else {
+            return;
+        };
+        match pending {
+            Pending::Load(request) => {
+                let commit = if request.replace {
+                    Commit::Replace
+                } else {
+                    Commit::Push
+                };
+                navigate(Open::Url(request), commit);
+            }
+            Pending::Traverse(delta) => traverse_by(delta),
+            Pending::Reload => reload(),
+        }
+    }
+    if with_tab(|tab| tab.pending.take()).is_some() {
+        js::console(
+            "warn",
+            &format!("navigation stopped: more than {MAX_NAVIGATIONS} in one action"),
+        );
+    }
+}
+
+/// Move `delta` entries through the history: within the document (a
+/// `popstate`, maybe a `hashchange`) or by loading the entry's document.
+fn traverse_by(delta: i32) {
+    let Some((index, entry, current)) = with_tab(|tab| {
+        let current = tab.history.current().cloned()?;
+        tab.history
+            .target(delta)
+            .map(|(index, entry)| (index, entry, current))
+    }) else {
+        return;
+    };
+    if entry.doc == current.doc {
+        with_tab(|tab| {
+            tab.history.set_index(index);
+            tab.url = entry.url.clone();
+        });
+        let settle = js::traversed(&current.url, &entry.url, entry.state.as_deref());
+        with_tab(|tab| tab.settle = settle);
+        return;
+    }
+    let open = match entry.html {
+        Some(html) => Open::Html(html),
+        None => Open::Url(Request::get(entry.url)),
+    };
+    navigate(open, Commit::At(index));
+}
+
+/// Load the current entry again.
+fn reload() {
+    let Some(entry) = with_tab(|tab| tab.history.current().cloned()) else {
+        return;
+    };
+    let open = match entry.html {
+        Some(html) => Open::Html(html),
+        None => Open::Url(Request::get(entry.url)),
+    };
+    navigate(open, Commit::Replace);
+}
+
+/// Export `traverse`: back, forward or reload, then summarize.
+pub(crate) fn traverse(step: Traversal) -> Summary {
+    let pending = match step {
+        Traversal::Back => Pending::Traverse(-1),
+        Traversal::Forward => Pending::Traverse(1),
+        Traversal::Reload => Pending::Reload,
+    };
+    with_tab(|tab| tab.pending = Some(pending));
+    follow();
     inspect()
 }
 
-/// Summarize the current document.
+/// Export `set-dialog-policy`.
+pub(crate) fn set_dialog_policy(policy: DialogPolicy) {
+    with_tab(|tab| tab.dialog_policy = policy);
+}
+
+/// The dialog policy (for snapshots).
+pub(crate) fn dialog_policy() -> DialogPolicy {
+    with_tab(|tab| tab.dialog_policy.clone())
+}
+
+/// Summarize the current document. Dialogs and console messages are reported
+/// once: the next summary lists only what came after.
 pub(crate) fn inspect() -> Summary {
+    let console = js::take_console();
     with_tab(|tab| {
         tab.resolve();
         let url = tab.url.clone();
         let load_error = tab.load_error.clone();
+        let dialogs = std::mem::take(&mut tab.dialogs);
+        let settle = tab.settle;
         let doc = tab.document();
         let root = doc.root_node().id;
+        let links = inspect::links(doc, &url);
         Summary {
             url,
             title: inspect::title(doc),
             text: inspect::inner_text(doc, root, MAX_TEXT_CHARS),
-            links: inspect::links(doc),
+            links,
             load_error,
+            fields: a11y::fields(doc),
+            settle,
+            dialogs,
+            console,
         }
+    })
+}
+
+/// The accessibility tree (export `accessibility`).
+pub(crate) fn accessibility(
+    max_nodes: u32,
+) -> crate::bindings::exports::fleet::engine::page::AccessibilityTree {
+    with_tab(|tab| {
+        tab.resolve();
+        a11y::tree(tab.document(), max_nodes)
     })
 }
 

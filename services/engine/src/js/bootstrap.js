@@ -8,8 +8,12 @@
   const g = globalThis;
   const ID = Symbol('node id');
   const wrappers = new Map();
+  // Elements that stand in for DocumentFragments (Blitz has no fragment node).
+  const fragmentIds = new Set();
   const listeners = new WeakMap();
-  let readyState = 'loading';
+  // A realm made after the document loaded (a page without scripts that an
+  // agent then acts on) sees it complete; `startLoad` says otherwise.
+  let readyState = 'complete';
 
   const hidden = (obj, name, value) =>
     Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
@@ -40,12 +44,29 @@
   // Not a web API: lets an agent read what the page logged, as [[level, text], ...].
   hidden(console, '__fleetMessages', () => native.consoleMessages());
   g.console = console;
-  const reportError = (e) => native.console('error', `Uncaught ${format(e)}`);
-  g.reportError = reportError;
+  // An uncaught exception: an `error` event on the window (which a listener
+  // may cancel), then the console, as browsers report it.
+  let reportingError = false;
+  const reportError = (e, filename = '') => {
+    if (!reportingError && typeof g.dispatchEvent === 'function' && typeof ErrorEvent === 'function') {
+      reportingError = true;
+      let cancelled = false;
+      try {
+        const event = new ErrorEvent('error', { cancelable: true, message: e && e.message !== undefined ? `Uncaught ${format(e)}` : `Uncaught ${format(e)}`, error: e, filename: toText(filename) });
+        cancelled = !g.dispatchEvent(event);
+      } catch (_) { /* a broken listener must not hide the error */ }
+      reportingError = false;
+      if (cancelled) return;
+    }
+    native.console('error', `Uncaught ${format(e)}`);
+  };
+  g.reportError = (e) => reportError(e);
 
   // ---- events --------------------------------------------------------------
   class Event {
     constructor(type, init = {}) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required");
+      init = init || {};
       this.type = String(type);
       this.bubbles = !!init.bubbles;
       this.cancelable = !!init.cancelable;
@@ -55,65 +76,199 @@
       this.currentTarget = null;
       this.eventPhase = 0;
       this.isTrusted = false;
-      this.timeStamp = Date.now();
+      this.timeStamp = g.performance ? g.performance.now() : 0;
       hidden(this, '_stop', false);
       hidden(this, '_stopNow', false);
+      hidden(this, '_passive', false);
+      hidden(this, '_path', []);
+      hidden(this, '_dispatching', false);
       // Set when a listener threw: IndexedDB aborts the transaction then.
       hidden(this, '_threw', false);
     }
-    preventDefault() { if (this.cancelable) this.defaultPrevented = true; }
+    get srcElement() { return this.target; }
+    get returnValue() { return !this.defaultPrevented; }
+    set returnValue(v) { if (!v) this.preventDefault(); }
+    get cancelBubble() { return this._stop; }
+    set cancelBubble(v) { if (v) this._stop = true; }
+    preventDefault() { if (this.cancelable && !this._passive) this.defaultPrevented = true; }
     stopPropagation() { this._stop = true; }
     stopImmediatePropagation() { this._stop = true; this._stopNow = true; }
-    composedPath() { return []; }
+    composedPath() { return this._dispatching ? this._path.slice() : []; }
+    initEvent(type, bubbles, cancelable) {
+      if (this._dispatching) return;
+      this.type = String(type); this.bubbles = !!bubbles; this.cancelable = !!cancelable;
+    }
   }
+  Object.assign(Event, { NONE: 0, CAPTURING_PHASE: 1, AT_TARGET: 2, BUBBLING_PHASE: 3 });
+  const eventClass = (Base, fields) => class extends Base {
+    constructor(type, init = {}) {
+      super(type, init);
+      init = init || {};
+      for (const [k, d] of Object.entries(fields)) this[k] = init[k] === undefined ? (typeof d === 'function' ? d(init) : d) : init[k];
+    }
+  };
   class CustomEvent extends Event {
-    constructor(type, init = {}) { super(type, init); this.detail = init.detail === undefined ? null : init.detail; }
+    constructor(type, init = {}) { super(type, init); this.detail = init && init.detail !== undefined ? init.detail : null; }
+    initCustomEvent(type, bubbles, cancelable, detail) { this.initEvent(type, bubbles, cancelable); this.detail = detail; }
   }
+  const UIEvent = eventClass(Event, { view: null, detail: 0 });
+  const FocusEvent = eventClass(UIEvent, { relatedTarget: null });
+  const modifiers = { ctrlKey: false, shiftKey: false, altKey: false, metaKey: false };
+  const MouseEvent = eventClass(UIEvent, {
+    screenX: 0, screenY: 0, clientX: 0, clientY: 0, button: 0, buttons: 0, relatedTarget: null, ...modifiers,
+  });
+  Object.defineProperties(MouseEvent.prototype, {
+    x: { get() { return this.clientX; }, configurable: true },
+    y: { get() { return this.clientY; }, configurable: true },
+    pageX: { get() { return this.clientX + g.scrollX; }, configurable: true },
+    pageY: { get() { return this.clientY + g.scrollY; }, configurable: true },
+    offsetX: { get() { return this.target && this.target.getBoundingClientRect ? this.clientX - this.target.getBoundingClientRect().left : this.clientX; }, configurable: true },
+    offsetY: { get() { return this.target && this.target.getBoundingClientRect ? this.clientY - this.target.getBoundingClientRect().top : this.clientY; }, configurable: true },
+    which: { get() { return this.button + 1; }, configurable: true },
+  });
+  MouseEvent.prototype.getModifierState = function (key) { return !!({ Control: this.ctrlKey, Shift: this.shiftKey, Alt: this.altKey, Meta: this.metaKey })[key]; };
+  const PointerEvent = eventClass(MouseEvent, { pointerId: 1, pointerType: 'mouse', isPrimary: true, width: 1, height: 1, pressure: 0 });
+  const WheelEvent = eventClass(MouseEvent, { deltaX: 0, deltaY: 0, deltaZ: 0, deltaMode: 0 });
+  const KeyboardEvent = eventClass(UIEvent, {
+    key: '', code: '', location: 0, repeat: false, isComposing: false, keyCode: 0, charCode: 0, which: (i) => i.keyCode || 0, ...modifiers,
+  });
+  KeyboardEvent.prototype.getModifierState = MouseEvent.prototype.getModifierState;
+  Object.assign(KeyboardEvent, { DOM_KEY_LOCATION_STANDARD: 0, DOM_KEY_LOCATION_LEFT: 1, DOM_KEY_LOCATION_RIGHT: 2, DOM_KEY_LOCATION_NUMPAD: 3 });
+  const InputEvent = eventClass(UIEvent, { data: null, inputType: '', isComposing: false, dataTransfer: null });
+  InputEvent.prototype.getTargetRanges = function () { return []; };
+  const SubmitEvent = eventClass(Event, { submitter: null });
+  const PopStateEvent = eventClass(Event, { state: null });
+  const HashChangeEvent = eventClass(Event, { oldURL: '', newURL: '' });
+  const ProgressEvent = eventClass(Event, { lengthComputable: false, loaded: 0, total: 0 });
+  const ErrorEvent = eventClass(Event, { message: '', filename: '', lineno: 0, colno: 0, error: null });
+  const PageTransitionEvent = eventClass(Event, { persisted: false });
 
+  // Listeners per target and type: {fn, capture, once, passive, handler?}.
+  // An `on*` handler takes the place of its first assignment among them.
+  const listenerList = (target, type, create) => {
+    let map = listeners.get(target);
+    if (!map) { if (!create) return null; map = new Map(); listeners.set(target, map); }
+    let list = map.get(type);
+    if (!list && create) { list = []; map.set(type, list); }
+    return list || null;
+  };
+  const captureOf = (options) => (typeof options === 'boolean' ? options : !!(options && options.capture));
   const addEventListener = function (type, fn, options) {
     if (typeof fn !== 'function' && !(fn && typeof fn.handleEvent === 'function')) return;
-    let map = listeners.get(this);
-    if (!map) { map = new Map(); listeners.set(this, map); }
-    const list = map.get(type) || [];
-    if (!list.some((l) => l.fn === fn)) list.push({ fn, once: !!(options && options.once) });
-    map.set(type, list);
+    const capture = captureOf(options);
+    const list = listenerList(this, String(type), true);
+    if (list.some((l) => l.fn === fn && l.capture === capture)) return;
+    const entry = { fn, capture, once: !!(options && options.once), passive: !!(options && options.passive), removed: false };
+    list.push(entry);
+    const signal = options && options.signal;
+    if (signal && typeof signal.addEventListener === 'function') {
+      if (signal.aborted) { list.pop(); return; }
+      signal.addEventListener('abort', () => removeEventListener.call(this, type, fn, options));
+    }
   };
-  const removeEventListener = function (type, fn) {
-    const list = listeners.get(this) && listeners.get(this).get(type);
+  const removeEventListener = function (type, fn, options) {
+    const list = listenerList(this, String(type), false);
     if (!list) return;
-    const i = list.findIndex((l) => l.fn === fn);
-    if (i >= 0) list.splice(i, 1);
+    const capture = captureOf(options);
+    const i = list.findIndex((l) => l.fn === fn && l.capture === capture);
+    if (i >= 0) { list[i].removed = true; list.splice(i, 1); }
   };
-  const invoke = (target, event) => {
+  // `on*` handlers: a property assignment or a content attribute.
+  const handlers = new WeakMap();
+  const compiled = new WeakMap();
+  const attributeHandler = (target, type) => {
+    if (!(target instanceof Element)) {
+      // <body onload> and friends are the window's handlers.
+      if (target !== g || !BODY_WINDOW_EVENTS.includes(type)) return null;
+      target = document.body;
+      if (!target) return null;
+    }
+    const code = target.getAttribute('on' + type);
+    if (code === null) return null;
+    let cache = compiled.get(target);
+    if (!cache) { cache = new Map(); compiled.set(target, cache); }
+    const hit = cache.get(type);
+    if (hit && hit.code === code) return hit.fn;
+    let fn = null;
+    try {
+      // Sloppy code, with the element (and its form) in scope, as browsers do.
+      fn = new Function('event', `with (this.ownerDocument || {}) { with (this.form || {}) { with (this) {\n${code}\n} } }`);
+    } catch (e) { reportError(e); }
+    cache.set(type, { code, fn });
+    return fn;
+  };
+  const BODY_WINDOW_EVENTS = ['load', 'unload', 'beforeunload', 'hashchange', 'popstate', 'message', 'resize', 'pageshow', 'pagehide', 'storage', 'online', 'offline'];
+  const handlerOf = (target, type) => {
+    const own = handlers.get(target);
+    if (own && own.has(type)) return own.get(type);
+    return attributeHandler(target, type);
+  };
+  const invoke = (target, event, phase) => {
     event.currentTarget = target;
-    const list = ((listeners.get(target) && listeners.get(target).get(event.type)) || []).slice();
-    for (const l of list) {
-      if (l.once) removeEventListener.call(target, event.type, l.fn);
-      try {
-        if (typeof l.fn === 'function') l.fn.call(target, event); else l.fn.handleEvent(event);
-      } catch (e) { event._threw = true; reportError(e); }
+    let list = listenerList(target, event.type, false);
+    // A handler from a content attribute counts as registered first.
+    if (handlerOf(target, event.type) && !(list && list.some((l) => l.handler))) {
+      list = listenerList(target, event.type, true);
+      list.unshift({ handler: true, capture: false, once: false, passive: false, removed: false });
+    }
+    if (list) invokeList(target, event, phase, list);
+    // Objects outside the DOM (IndexedDB requests) keep `on*` as plain
+    // properties: they run after the listeners.
+    if (!(target instanceof Node) && target !== g && !event._stopNow && phase !== 'capture') {
+      const own = Object.getOwnPropertyDescriptor(target, 'on' + event.type);
+      const fn = own && own.value;
+      if (typeof fn === 'function') {
+        try { if (fn.call(target, event) === false) event.preventDefault(); } catch (e) { event._threw = true; reportError(e); }
+      }
+    }
+  };
+  const invokeList = (target, event, phase, list) => {
+    for (const l of list.slice()) {
+      if (l.removed) continue;
+      if (phase === 'capture' && !l.capture) continue;
+      if (phase === 'bubble' && l.capture) continue;
+      if (l.handler) {
+        const fn = handlerOf(target, event.type);
+        if (typeof fn !== 'function') continue;
+        try {
+          const result = fn.call(target, event);
+          if (result === false && event.type !== 'mouseover') event.preventDefault();
+        } catch (e) { event._threw = true; reportError(e); }
+      } else {
+        if (l.once) removeEventListener.call(target, event.type, l.fn, { capture: l.capture });
+        event._passive = l.passive;
+        try {
+          if (typeof l.fn === 'function') l.fn.call(target, event); else l.fn.handleEvent(event);
+        } catch (e) { event._threw = true; reportError(e); }
+        event._passive = false;
+      }
       if (event._stopNow) return;
     }
-    const handler = target['on' + event.type];
-    if (typeof handler === 'function') {
-      try { if (handler.call(target, event) === false) event.preventDefault(); } catch (e) { event._threw = true; reportError(e); }
-    }
   };
+  // Activation behaviour (links, checkboxes, submit buttons...), set by input.js.
+  let activation = null;
   const dispatchEvent = function (event) {
-    if (!(event instanceof Event)) throw new TypeError('parameter 1 is not of type Event');
+    if (!(event instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent': parameter 1 is not of type 'Event'");
+    if (event._dispatching) throw new DOMException('The event is already being dispatched.', 'InvalidStateError');
+    event._dispatching = true;
     event.target = this;
-    // The propagation path: the target, then (when bubbling) its ancestors,
-    // the document and the window.
+    // The propagation path: the target, its ancestors, the document and the window.
     const path = [this];
-    if (event.bubbles && this instanceof Node) {
+    if (this instanceof Node) {
       for (let p = this.parentNode; p; p = p.parentNode) path.push(p);
-      if (path[path.length - 1] === document) path.push(g);
+      if (path[path.length - 1] === document && event.type !== 'load') path.push(g);
     }
-    for (const target of path) {
-      invoke(target, event);
-      if (event._stop) break;
-    }
+    event._path = path;
+    const activate = activation && event.type === 'click' && event instanceof MouseEvent ? activation(this, event) : null;
+    for (let i = path.length - 1; i >= 1 && !event._stop; i--) { event.eventPhase = 1; invoke(path[i], event, 'capture'); }
+    // At the target, capturing listeners run before the others (as Chromium does).
+    if (!event._stop) { event.eventPhase = 2; invoke(this, event, 'capture'); }
+    if (!event._stop) { event.eventPhase = 2; invoke(this, event, 'bubble'); }
+    if (event.bubbles) for (let i = 1; i < path.length && !event._stop; i++) { event.eventPhase = 3; invoke(path[i], event, 'bubble'); }
+    event.eventPhase = 0;
     event.currentTarget = null;
+    event._dispatching = false;
+    if (activate) activate(event.defaultPrevented);
     return !event.defaultPrevented;
   };
   class EventTarget {}
@@ -123,6 +278,32 @@
     // passes no `this` from sloppy code into this strict prelude.
     hidden(g, name, function (...args) { return fn.apply(this === undefined ? g : this, args); });
   }
+  // `on*` properties for the events pages use them for.
+  const HANDLER_EVENTS = [
+    'abort', 'blur', 'change', 'click', 'close', 'contextmenu', 'dblclick', 'error', 'focus', 'focusin', 'focusout',
+    'input', 'invalid', 'keydown', 'keypress', 'keyup', 'load', 'mousedown', 'mouseenter', 'mouseleave', 'mousemove',
+    'mouseout', 'mouseover', 'mouseup', 'pointerdown', 'pointerup', 'reset', 'resize', 'scroll', 'select', 'submit',
+    'toggle', 'wheel', 'beforeinput', 'readystatechange', 'DOMContentLoaded', 'hashchange', 'popstate', 'unload',
+    'beforeunload', 'message', 'storage', 'pageshow', 'pagehide', 'success', 'upgradeneeded', 'complete', 'blocked',
+    'versionchange', 'timeout', 'loadend', 'loadstart', 'progress',
+  ];
+  const defineHandlers = (proto) => {
+    for (const type of HANDLER_EVENTS) {
+      if (type === 'DOMContentLoaded') continue;
+      Object.defineProperty(proto, 'on' + type, {
+        get() { const fn = handlerOf(this, type); return typeof fn === 'function' ? fn : null; },
+        set(fn) {
+          let own = handlers.get(this);
+          if (!own) { own = new Map(); handlers.set(this, own); }
+          own.set(type, typeof fn === 'function' ? fn : null);
+          const list = listenerList(this, type, true);
+          if (!list.some((l) => l.handler)) list.push({ handler: true, capture: false, once: false, passive: false, removed: false });
+        },
+        configurable: true,
+        enumerable: true,
+      });
+    }
+  };
 
   // ---- nodes ---------------------------------------------------------------
   const wrap = (id) => {
@@ -130,7 +311,15 @@
     let node = wrappers.get(id);
     if (node) return node;
     switch (native.nodeType(id)) {
-      case 1: node = new HTMLElement(id); break;
+      case 1: {
+        if (fragmentIds.has(id)) { node = new DocumentFragment(id); break; }
+        const Cls = ELEMENT_CLASSES[native.nodeName(id).toLowerCase()] || HTMLElement;
+        node = new Cls(id);
+        // A form's controls are its named properties, and shadow its own
+        // (`form.action` is a control named "action" if there is one).
+        if (Cls === HTMLFormElement) node = formProxy(node);
+        break;
+      }
       case 3: node = new Text(id); break;
       case 8: node = new Comment(id); break;
       case 9: node = new Document(id); break;
@@ -170,8 +359,16 @@
       const i = siblings.indexOf(this[ID]);
       return i < 0 ? null : wrap(siblings[i + step]);
     }
-    get textContent() { return native.textContent(this[ID]); }
-    set textContent(v) { native.setTextContent(this[ID], toText(v)); }
+    get textContent() { return this === document ? null : native.textContent(this[ID]); }
+    set textContent(v) {
+      if (this === document) return;
+      const removed = mutationObservers.length && this.nodeType === 1 ? this.childNodes : null;
+      native.setTextContent(this[ID], toText(v));
+      if (mutationObservers.length) {
+        if (this.nodeType === 1) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: this.childNodes });
+        else queueMutation(this, { type: 'characterData' });
+      }
+    }
     get nodeValue() { return this.nodeType === 3 || this.nodeType === 8 ? this.textContent : null; }
     set nodeValue(v) { if (this.nodeType === 3 || this.nodeType === 8) this.textContent = v; }
     hasChildNodes() { return native.childNodes(this[ID]).length > 0; }
@@ -179,16 +376,67 @@
       for (let n = other; n; n = n.parentNode) if (n === this) return true;
       return false;
     }
-    appendChild(child) { native.insertBefore(this[ID], idOf(child), null); return child; }
-    insertBefore(child, ref) { native.insertBefore(this[ID], idOf(child), ref == null ? null : idOf(ref)); return child; }
-    removeChild(child) { native.removeChild(this[ID], idOf(child)); return child; }
+    appendChild(child) { return this.insertBefore(child, null); }
+    insertBefore(child, ref) {
+      const refId = ref == null ? null : idOf(ref);
+      const moved = child instanceof DocumentFragment ? child.childNodes : [child];
+      for (const node of moved) {
+        const from = node.parentNode;
+        if (from && mutationObservers.length) queueMutation(from, { type: 'childList', removedNodes: [node] });
+        native.insertBefore(this[ID], idOf(node), refId);
+      }
+      if (mutationObservers.length && moved.length) queueMutation(this, { type: 'childList', addedNodes: moved.slice(), nextSibling: ref == null ? null : ref });
+      // Scripts inserted into the document run now (inline) or once fetched.
+      for (const node of moved) {
+        if (node.nodeType !== 1 || !node.isConnected) continue;
+        if (node.localName === 'script') runInsertedScript(node);
+        else if (native.querySelector(node[ID], 'script') !== null) node.querySelectorAll('script').forEach(runInsertedScript);
+      }
+      return child;
+    }
+    removeChild(child) {
+      native.removeChild(this[ID], idOf(child));
+      if (mutationObservers.length) queueMutation(this, { type: 'childList', removedNodes: [child] });
+      return child;
+    }
     replaceChild(child, old) { this.insertBefore(child, old); this.removeChild(old); return old; }
+    cloneNode(deep = false) {
+      if (this instanceof DocumentFragment) {
+        const copy = document.createDocumentFragment();
+        if (deep) for (const c of this.childNodes) copy.appendChild(c.cloneNode(true));
+        return copy;
+      }
+      if (this === document) throw new DOMException('Cloning the document is not supported', 'NotSupportedError');
+      return wrap(native.cloneNode(this[ID], !!deep));
+    }
+    isEqualNode(other) { return other instanceof Node && other.nodeType === this.nodeType && (this.nodeType === 1 ? other.outerHTML === this.outerHTML : other.textContent === this.textContent); }
+    compareDocumentPosition(other) {
+      if (other === this) return 0;
+      if (this.contains(other)) return 20;
+      if (other.contains(this)) return 10;
+      const order = (n) => { const path = []; for (let p = n; p; p = p.parentNode) path.unshift(p); return path; };
+      const a = order(this); const b = order(other);
+      if (a[0] !== b[0]) return 35;
+      let i = 0; while (a[i] === b[i]) i++;
+      const siblings = a[i - 1].childNodes;
+      return siblings.indexOf(a[i]) < siblings.indexOf(b[i]) ? 4 : 2;
+    }
+    get baseURI() { return native.baseUrl(); }
+    normalize() {}
     isSameNode(other) { return this === other; }
     getRootNode() { let n = this; while (n.parentNode) n = n.parentNode; return n; }
   }
+  // HTML's serialization, from Blitz's: void elements without a closing
+  // slash, and no-break spaces as `&nbsp;`.
+  const VOID = 'area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr';
+  const htmlSerialization = (html) => html
+    .replace(new RegExp(`<(${VOID})((?:\\s+[^\\s=>/]+(?:=(?:"[^"]*"|'[^']*'|[^\\s>]*))?)*)\\s*/>`, 'gi'), '<$1$2>')
+    .replace(/\u00a0/g, '&nbsp;');
   const toNode = (n) => (n instanceof Node ? n : document.createTextNode(toText(n)));
   const childNodeMixin = {
-    remove() { const p = native.parent(this[ID]); if (p !== null) native.removeChild(p, this[ID]); },
+    remove() { const p = this.parentNode; if (p) p.removeChild(this); },
+    get previousElementSibling() { for (let n = this.previousSibling; n; n = n.previousSibling) if (n.nodeType === 1) return n; return null; },
+    get nextElementSibling() { for (let n = this.nextSibling; n; n = n.nextSibling) if (n.nodeType === 1) return n; return null; },
     before(...nodes) { const p = this.parentNode; if (p) for (const n of nodes) p.insertBefore(toNode(n), this); },
     after(...nodes) { const p = this.parentNode; if (!p) return; const next = this.nextSibling; for (const n of nodes) p.insertBefore(toNode(n), next); },
     replaceWith(...nodes) { const p = this.parentNode; if (!p) return; this.before(...nodes); this.remove(); },
@@ -200,10 +448,14 @@
     get lastElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[c.length - 1]) : null; },
     querySelector(selector) { return wrap(native.querySelector(this[ID], String(selector))); },
     querySelectorAll(selector) { return nodeList(native.querySelectorAll(this[ID], String(selector))); },
-    getElementsByTagName(tag) { return this.querySelectorAll(String(tag)); },
+    getElementsByTagName(tag) {
+      const selector = String(tag) === '*' ? '*' : cssEscape(String(tag));
+      return liveCollection(() => native.querySelectorAll(this[ID], selector));
+    },
     getElementsByClassName(names) {
       const classes = String(names).trim().split(/\s+/).filter(Boolean);
-      return classes.length ? this.querySelectorAll(classes.map((c) => '.' + cssEscape(c)).join('')) : nodeList([]);
+      const selector = classes.map((c) => '.' + cssEscape(c)).join('');
+      return liveCollection(() => (classes.length ? native.querySelectorAll(this[ID], selector) : []));
     },
     append(...nodes) { for (const n of nodes) this.appendChild(toNode(n)); },
     prepend(...nodes) { const first = this.firstChild; for (const n of nodes) this.insertBefore(toNode(n), first); },
@@ -215,6 +467,15 @@
     get data() { return this.textContent; }
     set data(v) { this.textContent = v; }
     get length() { return this.textContent.length; }
+    appendData(v) { this.data += toText(v); }
+    get wholeText() { return this.textContent; }
+    splitText(offset) {
+      const text = this.data;
+      const rest = document.createTextNode(text.slice(offset));
+      this.data = text.slice(0, offset);
+      if (this.parentNode) this.parentNode.insertBefore(rest, this.nextSibling);
+      return rest;
+    }
   }
   class Text extends CharacterData {}
   class Comment extends CharacterData {}
@@ -250,6 +511,49 @@
     toString() { return this.value; }
   }
 
+  // The translation of a computed `transform` (other transforms: none).
+  const translation = (transform) => {
+    const t = toText(transform).trim();
+    if (t === '' || t === 'none') return [0, 0];
+    let dx = 0; let dy = 0;
+    for (const [, fn, args] of t.matchAll(/([a-zA-Z0-9]+)\(([^)]*)\)/g)) {
+      const n = args.split(',').map((a) => parseFloat(a) || 0);
+      switch (fn) {
+        case 'translate': case 'translate3d': dx += n[0] || 0; dy += n[1] || 0; break;
+        case 'translateX': dx += n[0] || 0; break;
+        case 'translateY': dy += n[0] || 0; break;
+        case 'matrix': if (n.length === 6) { dx += n[4]; dy += n[5]; } break;
+        case 'matrix3d': if (n.length === 16) { dx += n[12]; dy += n[13]; } break;
+        default: break;
+      }
+    }
+    return [dx, dy];
+  };
+  // A DOMTokenList whose tokens are also its indexed properties (`list[0]`).
+  const tokenList = (el, attr) => new Proxy(new DOMTokenList(el, attr), {
+    get(target, key) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) return target.item(Number(key)) ?? undefined;
+      const v = Reflect.get(target, key, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  // A live collection: `ids()` is asked again on every read, as an
+  // HTMLCollection reflects the tree at the time of each access.
+  const liveCollection = (ids) => new Proxy([], {
+    get(_, key) {
+      const now = ids().map(wrap);
+      if (key === 'length') return now.length;
+      if (key === 'item') return (i) => now[i] || null;
+      if (key === 'namedItem') return (n) => now.find((el) => el.id === n || el.getAttribute('name') === n) || null;
+      if (typeof key === 'string' && /^\d+$/.test(key)) return now[Number(key)];
+      const v = Reflect.get(now, key, now);
+      return typeof v === 'function' ? v.bind(now) : v;
+    },
+    has(_, key) { return key in ids().map(wrap); },
+    ownKeys() { return Reflect.ownKeys(ids().map(wrap)); },
+    getOwnPropertyDescriptor(_, key) { return Reflect.getOwnPropertyDescriptor(ids().map(wrap), key); },
+  });
+
   class Element extends Node {
     get tagName() { return this.nodeName; }
     get localName() { return this.nodeName.toLowerCase(); }
@@ -257,7 +561,7 @@
     set id(v) { this.setAttribute('id', v); }
     get className() { return toText(this.getAttribute('class')); }
     set className(v) { this.setAttribute('class', v); }
-    get classList() { return new DOMTokenList(this, 'class'); }
+    get classList() { return tokenList(this, 'class'); }
     // A missing attribute comes back from Rust as `undefined`; the DOM says null
     // (hasAttribute and the boolean reflections below compare against null).
     getAttribute(name) { return native.getAttribute(this[ID], String(name)) ?? null; }
@@ -268,8 +572,21 @@
       hidden(list, 'getNamedItem', (n) => list.find((a) => a.name === String(n).toLowerCase()) || null);
       return list;
     }
-    setAttribute(name, value) { native.setAttribute(this[ID], String(name), String(value)); }
-    removeAttribute(name) { native.removeAttribute(this[ID], String(name)); }
+    setAttribute(name, value) {
+      const old = mutationObservers.length ? this.getAttribute(name) : null;
+      native.setAttribute(this[ID], String(name), String(value));
+      if (mutationObservers.length) queueMutation(this, { type: 'attributes', attributeName: String(name).toLowerCase(), oldValue: old });
+    }
+    removeAttribute(name) {
+      if (!this.hasAttribute(name)) return;
+      const old = mutationObservers.length ? this.getAttribute(name) : null;
+      native.removeAttribute(this[ID], String(name));
+      if (mutationObservers.length) queueMutation(this, { type: 'attributes', attributeName: String(name).toLowerCase(), oldValue: old });
+    }
+    setAttributeNS(_ns, name, value) { this.setAttribute(name, value); }
+    getAttributeNS(_ns, name) { return this.getAttribute(name); }
+    removeAttributeNS(_ns, name) { this.removeAttribute(name); }
+    hasAttributeNS(_ns, name) { return this.hasAttribute(name); }
     hasAttribute(name) { return this.getAttribute(name) !== null; }
     hasAttributes() { return native.attributeNames(this[ID]).length > 0; }
     toggleAttribute(name, force) {
@@ -280,23 +597,75 @@
     }
     matches(selector) { return native.matches(this[ID], String(selector)); }
     closest(selector) { return wrap(native.closest(this[ID], String(selector))); }
-    get innerHTML() { return native.innerHTML(this[ID]); }
-    set innerHTML(html) { native.setInnerHTML(this[ID], toText(html)); }
-    get outerHTML() { return native.outerHTML(this[ID]); }
+    get innerHTML() { return htmlSerialization(native.innerHTML(this[ID])); }
+    set innerHTML(html) {
+      const removed = mutationObservers.length ? this.childNodes : null;
+      native.setInnerHTML(this[ID], toText(html));
+      // Scripts parsed by innerHTML never run.
+      if (native.querySelector(this[ID], 'script') !== null) this.querySelectorAll('script').forEach((sc) => startedScripts.add(sc));
+      if (mutationObservers.length) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: this.childNodes });
+    }
+    get outerHTML() { return htmlSerialization(native.outerHTML(this[ID])); }
+    set outerHTML(html) {
+      const parent = this.parentNode;
+      if (!parent) return;
+      const holder = document.createElement('div');
+      holder.innerHTML = toText(html);
+      const fragment = document.createDocumentFragment();
+      fragment.append(...holder.childNodes);
+      parent.replaceChild(fragment, this);
+    }
+    insertAdjacentHTML(position, html) {
+      const holder = document.createElement('div');
+      holder.innerHTML = toText(html);
+      const fragment = document.createDocumentFragment();
+      fragment.append(...holder.childNodes);
+      this.insertAdjacentElement(position, fragment);
+    }
+    insertAdjacentElement(position, el) {
+      switch (String(position).toLowerCase()) {
+        case 'beforebegin': if (this.parentNode) this.parentNode.insertBefore(el, this); break;
+        case 'afterbegin': this.insertBefore(el, this.firstChild); break;
+        case 'beforeend': this.appendChild(el); break;
+        case 'afterend': if (this.parentNode) this.parentNode.insertBefore(el, this.nextSibling); break;
+        default: throw new DOMException(`'${position}' is not a valid position`, 'SyntaxError');
+      }
+      return el;
+    }
+    insertAdjacentText(position, text) { this.insertAdjacentElement(position, document.createTextNode(toText(text))); }
     get innerText() { return native.innerText(this[ID]); }
     set innerText(v) { this.textContent = v; }
     get outerText() { return this.innerText; }
     getBoundingClientRect() {
-      const [x, y, width, height] = native.boundingRect(this[ID]);
+      // An element that is not rendered has an empty box at the origin.
+      let [x, y, width, height] = native.boxMetrics(this[ID]) ? native.boundingRect(this[ID]) : [0, 0, 0, 0];
+      if (width || height) {
+        // Layout leaves transforms out; translations (the common case) of
+        // the element and its ancestors move its box.
+        for (let e = this; e && e.nodeType === 1; e = e.parentElement) {
+          const [dx, dy] = translation(native.computedStyle(e[ID], 'transform'));
+          x += dx; y += dy;
+        }
+      }
       return { x, y, width, height, left: x, top: y, right: x + width, bottom: y + height, toJSON() { return { x, y, width, height }; } };
     }
-    getClientRects() { return [this.getBoundingClientRect()]; }
-    get offsetWidth() { return native.boundingRect(this[ID])[2]; }
-    get offsetHeight() { return native.boundingRect(this[ID])[3]; }
-    // The root element's client area is the viewport (what scroll math such
-    // as `scrollHeight - clientHeight` expects).
-    get clientWidth() { return isRoot(this) ? native.viewport()[0] : this.offsetWidth; }
-    get clientHeight() { return isRoot(this) ? native.viewport()[1] : this.offsetHeight; }
+    getClientRects() { return native.boxMetrics(this[ID]) ? [this.getBoundingClientRect()] : []; }
+    get offsetWidth() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[0]) : 0; }
+    get offsetHeight() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[1]) : 0; }
+    // The padding box. The root element's client area is the viewport (what
+    // scroll math such as `scrollHeight - clientHeight` expects).
+    get clientWidth() {
+      if (isRoot(this)) return native.viewport()[0];
+      const m = native.boxMetrics(this[ID]);
+      return m ? Math.round(m[0] - m[6] - m[8]) : 0;
+    }
+    get clientHeight() {
+      if (isRoot(this)) return native.viewport()[1];
+      const m = native.boxMetrics(this[ID]);
+      return m ? Math.round(m[1] - m[7] - m[9]) : 0;
+    }
+    get clientLeft() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[6]) : 0; }
+    get clientTop() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[7]) : 0; }
     get scrollTop() { return elementScroll(this)[1]; }
     set scrollTop(v) { scrollElementTo(this, elementScroll(this)[0], Number(v)); }
     get scrollLeft() { return elementScroll(this)[0]; }
@@ -317,8 +686,15 @@
       else if (arg && typeof arg === 'object') { block = String(arg.block ?? 'start'); inline = String(arg.inline ?? 'nearest'); }
       if (native.scrollIntoView(this[ID], block, inline)) queueScrollEvent(document);
     }
-    focus() {}
-    blur() {}
+    focus() { focusElement(this); }
+    blur() { if (activeElement === this) focusElement(null); }
+    get tabIndex() { const v = parseInt(this.getAttribute('tabindex'), 10); return Number.isNaN(v) ? (isFocusable(this) && !this.hasAttribute('tabindex') ? 0 : -1) : v; }
+    set tabIndex(v) { this.setAttribute('tabindex', String(v)); }
+    get slot() { return toText(this.getAttribute('slot')); }
+    get shadowRoot() { return null; }
+    attachShadow() { throw new DOMException('Shadow DOM is not supported', 'NotSupportedError'); }
+    animate() { return { finished: Promise.resolve(), cancel() {}, play() {}, pause() {} }; }
+    getAnimations() { return []; }
   }
   mixin(Element, parentNodeMixin);
   mixin(Element, childNodeMixin);
@@ -355,28 +731,48 @@
     else if (native.elementScrollTo(el[ID], finite(x), finite(y))) queueScrollEvent(el);
   };
 
+  // Inline style: the style attribute, read and written as declarations, so
+  // that `getAttribute('style')` and Stylo see the same text.
+  const styleDeclarations = (el) => {
+    const out = [];
+    for (const decl of toText(el.getAttribute('style')).split(';')) {
+      const i = decl.indexOf(':');
+      if (i > 0) out.push([decl.slice(0, i).trim().toLowerCase(), decl.slice(i + 1).trim()]);
+    }
+    return out;
+  };
+  const writeStyle = (el, name, value) => {
+    const decls = styleDeclarations(el).filter(([n]) => n !== name);
+    const v = toText(value).trim();
+    if (v !== '') {
+      const existing = styleDeclarations(el).findIndex(([n]) => n === name);
+      if (existing >= 0) decls.splice(existing, 0, [name, v]); else decls.push([name, v]);
+    }
+    if (decls.length === 0 && v === '') { el.removeAttribute('style'); return; }
+    el.setAttribute('style', decls.map(([n, val]) => `${n}: ${val};`).join(' '));
+  };
   const styleProxy = (el) => new Proxy({}, {
     get(_, key) {
-      if (key === 'setProperty') return (name, value) => native.setStyleProperty(el[ID], String(name), toText(value));
-      if (key === 'removeProperty') return (name) => native.setStyleProperty(el[ID], String(name), '');
-      if (key === 'getPropertyValue') return (name) => readStyle(el, String(name));
+      if (key === 'setProperty') return (name, value) => writeStyle(el, String(name).toLowerCase(), value);
+      if (key === 'removeProperty') return (name) => { const old = readStyle(el, String(name).toLowerCase()); writeStyle(el, String(name).toLowerCase(), ''); return old; };
+      if (key === 'getPropertyValue') return (name) => readStyle(el, String(name).toLowerCase());
+      if (key === 'getPropertyPriority') return () => '';
       if (key === 'cssText') return toText(el.getAttribute('style'));
+      if (key === 'length') return styleDeclarations(el).length;
+      if (key === 'item') return (i) => (styleDeclarations(el)[i] || [''])[0];
       if (typeof key !== 'string') return undefined;
+      if (key === 'cssFloat') return readStyle(el, 'float');
       return readStyle(el, kebab(key));
     },
     set(_, key, value) {
       if (key === 'cssText') { el.setAttribute('style', toText(value)); return true; }
-      if (typeof key === 'string') native.setStyleProperty(el[ID], kebab(key), toText(value));
+      if (typeof key === 'string') writeStyle(el, key === 'cssFloat' ? 'float' : kebab(key), value === null ? '' : value);
       return true;
     },
   });
-  // Reads the inline style attribute (not computed style).
   const readStyle = (el, name) => {
-    for (const decl of toText(el.getAttribute('style')).split(';')) {
-      const i = decl.indexOf(':');
-      if (i > 0 && decl.slice(0, i).trim().toLowerCase() === name) return decl.slice(i + 1).trim();
-    }
-    return '';
+    const found = styleDeclarations(el).reverse().find(([n]) => n === name);
+    return found ? found[1] : '';
   };
   const datasetProxy = (el) => new Proxy({}, {
     get(_, key) { if (typeof key !== 'string') return undefined; const v = el.getAttribute('data-' + kebab(key)); return v === null ? undefined : v; },
@@ -407,17 +803,635 @@
     get dataset() { return datasetProxy(this); }
     get hidden() { return this.hasAttribute('hidden'); }
     set hidden(v) { this.toggleAttribute('hidden', !!v); }
+    get offsetParent() {
+      if (!native.boxMetrics(this[ID]) || this.localName === 'body' || this.localName === 'html') return null;
+      if (native.computedStyle(this[ID], 'position') === 'fixed') return null;
+      for (let p = this.parentElement; p; p = p.parentElement) {
+        if (p.localName === 'body' || native.computedStyle(p[ID], 'position') !== 'static' || ['td', 'th', 'table'].includes(p.localName)) return p;
+      }
+      return null;
+    }
+    // Relative to the offset parent's padding edge (the page for body).
+    get offsetTop() { const r = this.getBoundingClientRect(); const p = this.offsetParent; return Math.round(r.top - (p && p.localName !== 'body' ? p.getBoundingClientRect().top + p.clientTop : -g.scrollY)); }
+    get offsetLeft() { const r = this.getBoundingClientRect(); const p = this.offsetParent; return Math.round(r.left - (p && p.localName !== 'body' ? p.getBoundingClientRect().left + p.clientLeft : -g.scrollX)); }
+    get isContentEditable() { for (let e = this; e; e = e.parentElement) { const v = e.getAttribute('contenteditable'); if (v !== null) return v !== 'false'; } return false; }
+    get contentEditable() { const v = this.getAttribute('contenteditable'); return v === null ? 'inherit' : v === '' ? 'true' : v; }
+    set contentEditable(v) { this.setAttribute('contenteditable', v); }
+    get accessKey() { return toText(this.getAttribute('accesskey')); }
+    get draggable() { return this.getAttribute('draggable') === 'true'; }
     get value() { return toText(this.getAttribute('value')); }
     set value(v) { this.setAttribute('value', v); }
-    click() { this.dispatchEvent(new Event('click', { bubbles: true, cancelable: true })); }
+    click() {
+      if (this.hasAttribute('disabled') && FORM_CONTROLS.includes(this.localName)) return;
+      this.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, composed: true, view: g, detail: 1 }));
+    }
   }
-  for (const name of ['href', 'src', 'action']) Object.defineProperty(HTMLElement.prototype, name, { ...urlAttr(name), configurable: true });
-  for (const name of ['title', 'lang', 'name', 'type', 'alt', 'rel', 'target', 'placeholder']) {
-    Object.defineProperty(HTMLElement.prototype, name, { ...stringAttr(name), configurable: true });
+  defineHandlers(HTMLElement.prototype);
+  for (const name of ['href', 'src', 'action', 'formAction', 'cite', 'poster']) {
+    Object.defineProperty(HTMLElement.prototype, name, { ...urlAttr(name.toLowerCase()), configurable: true });
   }
-  for (const name of ['disabled', 'checked', 'selected', 'required', 'readOnly', 'multiple']) {
+  for (const name of ['title', 'lang', 'dir', 'name', 'alt', 'rel', 'target', 'placeholder', 'autocomplete', 'pattern', 'accept', 'download', 'hreflang', 'media', 'charset', 'crossOrigin', 'integrity', 'referrerPolicy', 'htmlFor', 'inputMode', 'enterKeyHint', 'step', 'min', 'max', 'formMethod', 'formEnctype', 'formTarget', 'headers', 'scope', 'abbr', 'kind', 'srclang', 'label', 'loading', 'decoding', 'sizes', 'srcset', 'useMap', 'dirName', 'wrap', 'type', 'content', 'httpEquiv', 'nonce', 'enctype']) {
+    const attr = name === 'htmlFor' ? 'for' : name === 'httpEquiv' ? 'http-equiv' : name.toLowerCase();
+    Object.defineProperty(HTMLElement.prototype, name, { ...stringAttr(attr), configurable: true });
+  }
+  for (const name of ['disabled', 'required', 'readOnly', 'multiple', 'autofocus', 'noValidate', 'formNoValidate', 'open', 'async', 'defer', 'noModule', 'reversed', 'allowFullscreen', 'default', 'inert', 'isMap']) {
     Object.defineProperty(HTMLElement.prototype, name, { ...boolAttr(name.toLowerCase()), configurable: true });
   }
+  for (const name of ['maxLength', 'minLength', 'size', 'rows', 'cols', 'width', 'height', 'colSpan', 'rowSpan', 'span', 'start']) {
+    const attr = name.toLowerCase();
+    const fallback = { maxLength: -1, minLength: -1, size: 20, rows: 2, cols: 20, colSpan: 1, rowSpan: 1, span: 1, start: 1 }[name] ?? 0;
+    Object.defineProperty(HTMLElement.prototype, name, {
+      get() { const v = parseInt(this.getAttribute(attr), 10); return Number.isNaN(v) ? fallback : v; },
+      set(v) { this.setAttribute(attr, String(Math.trunc(Number(v)))); },
+      configurable: true,
+    });
+  }
+  const FORM_CONTROLS = ['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset'];
+  const LISTED = ['button', 'fieldset', 'input', 'object', 'output', 'select', 'textarea'];
+  const formOf = (el) => {
+    const id = el.getAttribute('form');
+    if (id !== null) { const f = document.getElementById(id); return f && f.localName === 'form' ? f : null; }
+    return el.closest('form');
+  };
+  const labelsOf = (el) => {
+    const out = [];
+    const id = el.id;
+    for (const label of document.querySelectorAll('label')) {
+      const control = label.control;
+      if (control === el) out.push(label);
+    }
+    return out.length || !id ? out : out;
+  };
+  // Validity, as far as an agent's form filling needs it.
+  const validityOf = (el) => {
+    const value = el.value;
+    const valueMissing = el.required && !el.disabled && (el.type === 'checkbox' || el.type === 'radio' ? !el.checked : value === '');
+    const tooLong = el.maxLength >= 0 && value.length > el.maxLength;
+    let typeMismatch = false;
+    if (value && el.type === 'email') typeMismatch = !/^[^\s@]+@[^\s@]+$/.test(value);
+    if (value && el.type === 'url') typeMismatch = !URL.canParse(value);
+    let patternMismatch = false;
+    const pattern = el.getAttribute && el.getAttribute('pattern');
+    if (value && pattern) { try { patternMismatch = !new RegExp(`^(?:${pattern})$`, 'u').test(value); } catch (_) { patternMismatch = false; } }
+    let rangeUnderflow = false;
+    let rangeOverflow = false;
+    if (value !== '' && (el.type === 'number' || el.type === 'range')) {
+      const n = Number(value);
+      const min = parseFloat(el.getAttribute('min'));
+      const max = parseFloat(el.getAttribute('max'));
+      rangeUnderflow = !Number.isNaN(min) && n < min;
+      rangeOverflow = !Number.isNaN(max) && n > max;
+    }
+    const custom = customValidity.get(el) || '';
+    const valid = !(valueMissing || tooLong || typeMismatch || patternMismatch || rangeUnderflow || rangeOverflow || custom);
+    return { valueMissing, tooLong, tooShort: false, typeMismatch, patternMismatch, rangeOverflow, rangeUnderflow, stepMismatch: false, badInput: false, customError: !!custom, valid };
+  };
+  const customValidity = new WeakMap();
+  const controlMixin = {
+    get form() { return formOf(this); },
+    get labels() { return labelsOf(this); },
+    get validity() { return validityOf(this); },
+    get validationMessage() { const v = validityOf(this); return v.valid ? '' : customValidity.get(this) || (v.valueMissing ? 'Please fill out this field.' : 'Please match the requested format.'); },
+    get willValidate() { return !this.disabled && this.type !== 'hidden'; },
+    setCustomValidity(message) { customValidity.set(this, toText(message)); },
+    checkValidity() {
+      if (validityOf(this).valid) return true;
+      this.dispatchEvent(new Event('invalid', { cancelable: true }));
+      return false;
+    },
+    reportValidity() { return this.checkValidity(); },
+  };
+  class HTMLInputElement extends HTMLElement {
+    get type() {
+      const t = toText(this.getAttribute('type')).toLowerCase();
+      return INPUT_TYPES.includes(t) ? t : 'text';
+    }
+    set type(v) { this.setAttribute('type', v); }
+    // The live value and checkedness live in the Blitz control (what it
+    // paints, see forms.rs); the attributes are the defaults.
+    get value() {
+      const live = native.controlValue(this[ID]);
+      if (live !== null && live !== undefined) return live;
+      const v = this.getAttribute('value');
+      if (v === null) return this.type === 'checkbox' || this.type === 'radio' ? 'on' : '';
+      return this.type === 'checkbox' || this.type === 'radio' || this.type === 'hidden' ? v : v.replace(/[\r\n]/g, '');
+    }
+    set value(v) {
+      let text = toText(v);
+      if (this.type === 'number' && text !== '' && !Number.isFinite(Number(text))) text = '';
+      if (['text', 'search', 'tel', 'url', 'email', 'password'].includes(this.type)) text = text.replace(/[\r\n]/g, '');
+      if (!native.setControlValue(this[ID], text)) this.setAttribute('value', text);
+    }
+    get defaultValue() { return toText(this.getAttribute('value')); }
+    set defaultValue(v) { this.setAttribute('value', toText(v)); }
+    get checked() {
+      const live = native.controlChecked(this[ID]);
+      return live === null || live === undefined ? this.hasAttribute('checked') : live;
+    }
+    set checked(v) {
+      if (!!v && this.type === 'radio') uncheckGroup(this);
+      if (!native.setControlChecked(this[ID], !!v)) this.toggleAttribute('checked', !!v);
+    }
+    get defaultChecked() { return this.hasAttribute('checked'); }
+    set defaultChecked(v) { this.toggleAttribute('checked', !!v); }
+    get valueAsNumber() { const n = parseFloat(this.value); return Number.isNaN(n) ? NaN : n; }
+    set valueAsNumber(n) { this.value = String(n); }
+    get files() { return this.type === 'file' ? [] : null; }
+    get selectionStart() { return this.value.length; }
+    get selectionEnd() { return this.value.length; }
+    setSelectionRange() {}
+    setRangeText(text) { this.value = toText(text); }
+    select() { selectAll.add(this); }
+    showPicker() {}
+    stepUp(n = 1) { this.valueAsNumber = (this.valueAsNumber || 0) + n * (Number(this.step) || 1); }
+    stepDown(n = 1) { this.stepUp(-n); }
+  }
+  const INPUT_TYPES = ['text', 'search', 'tel', 'url', 'email', 'password', 'date', 'month', 'week', 'time', 'datetime-local', 'number', 'range', 'color', 'checkbox', 'radio', 'file', 'submit', 'image', 'reset', 'button', 'hidden'];
+  // Fields whose whole value the next typing replaces (after select() or Ctrl+A).
+  const selectAll = new WeakSet();
+  const uncheckGroup = (radio) => {
+    const name = radio.name;
+    if (!name) return;
+    const scope = radio.form || document;
+    for (const other of scope.querySelectorAll('input[type=radio]')) {
+      if (other !== radio && other.name === name && other.form === radio.form && other.checked) other.checked = false;
+    }
+  };
+  class HTMLTextAreaElement extends HTMLElement {
+    get type() { return 'textarea'; }
+    get value() { const live = native.controlValue(this[ID]); return live === null || live === undefined ? this.textContent : live; }
+    set value(v) { if (!native.setControlValue(this[ID], toText(v))) this.textContent = toText(v); }
+    get defaultValue() { return this.textContent; }
+    set defaultValue(v) { this.textContent = toText(v); }
+    get textLength() { return this.value.length; }
+    get selectionStart() { return this.value.length; }
+    get selectionEnd() { return this.value.length; }
+    setSelectionRange() {}
+    select() { selectAll.add(this); }
+  }
+  class HTMLSelectElement extends HTMLElement {
+    get type() { return this.multiple ? 'select-multiple' : 'select-one'; }
+    get options() {
+      const list = nodeList(native.querySelectorAll(this[ID], 'option'));
+      hidden(list, 'namedItem', (n) => list.find((o) => o.id === n || o.getAttribute('name') === n) || null);
+      return list;
+    }
+    get length() { return this.options.length; }
+    item(i) { return this.options[i] || null; }
+    get selectedOptions() {
+      const options = this.options;
+      const chosen = options.filter((o) => o.hasAttribute('selected'));
+      if (chosen.length || this.multiple) return chosen;
+      return options.length ? [options[0]] : [];
+    }
+    get selectedIndex() {
+      const first = this.selectedOptions[0];
+      return first ? this.options.indexOf(first) : -1;
+    }
+    set selectedIndex(i) {
+      const options = this.options;
+      options.forEach((o, j) => o.toggleAttribute('selected', j === Number(i)));
+    }
+    get value() { const o = this.selectedOptions[0]; return o ? o.value : ''; }
+    set value(v) {
+      const options = this.options;
+      const want = toText(v);
+      const match = options.find((o) => o.value === want);
+      options.forEach((o) => o.toggleAttribute('selected', o === match));
+    }
+    add(option, before) { this.insertBefore(option, typeof before === 'number' ? this.options[before] || null : before || null); }
+    remove(i) { if (arguments.length === 0) { childNodeMixin.remove.call(this); return; } const o = this.options[i]; if (o) o.remove(); }
+  }
+  class HTMLOptionElement extends HTMLElement {
+    get value() { const v = this.getAttribute('value'); return v === null ? this.text : v; }
+    set value(v) { this.setAttribute('value', v); }
+    get text() { return this.textContent.replace(/\s+/g, ' ').trim(); }
+    set text(v) { this.textContent = v; }
+    get label() { const l = this.getAttribute('label'); return l === null ? this.text : l; }
+    get selected() {
+      if (this.hasAttribute('selected')) return true;
+      const select = this.closest('select');
+      return !!select && !select.multiple && select.selectedOptions[0] === this;
+    }
+    set selected(v) {
+      const select = this.closest('select');
+      if (v && select && !select.multiple) for (const o of select.options) if (o !== this) o.removeAttribute('selected');
+      this.toggleAttribute('selected', !!v);
+    }
+    get defaultSelected() { return this.hasAttribute('selected'); }
+    set defaultSelected(v) { this.toggleAttribute('selected', !!v); }
+    get index() { const select = this.closest('select'); return select ? select.options.indexOf(this) : 0; }
+    get form() { const select = this.closest('select'); return select ? select.form : null; }
+  }
+  class HTMLButtonElement extends HTMLElement {
+    get type() { const t = toText(this.getAttribute('type')).toLowerCase(); return t === 'button' || t === 'reset' ? t : 'submit'; }
+    set type(v) { this.setAttribute('type', v); }
+    get value() { return toText(this.getAttribute('value')); }
+    set value(v) { this.setAttribute('value', v); }
+  }
+  for (const Cls of [HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement, HTMLButtonElement]) mixin(Cls, controlMixin);
+  class HTMLFormElement extends HTMLElement {
+    get elements() {
+      // Compared by node: `this` may be the form or the proxy that wraps it.
+      const me = this[ID];
+      const own = this.querySelectorAll(LISTED.join(',')).filter((el) => { const f = formOf(el); return f !== null && f[ID] === me; });
+      const id = this.id;
+      const outside = id ? document.querySelectorAll(`[form="${cssEscape(id)}"]`).filter((el) => !own.includes(el)) : [];
+      const list = own.concat(outside).filter((el) => el.localName !== 'input' || el.type !== 'image');
+      hidden(list, 'namedItem', (n) => namedControl(list, toText(n)));
+      for (const el of list) for (const key of [el.id, el.getAttribute('name')]) if (key && !(key in list)) hidden(list, key, namedControl(list, key));
+      return list;
+    }
+    get length() { return this.elements.length; }
+    get method() { return toText(this.getAttribute('method')).toLowerCase() === 'post' ? 'post' : toText(this.getAttribute('method')).toLowerCase() === 'dialog' ? 'dialog' : 'get'; }
+    set method(v) { this.setAttribute('method', v); }
+    get action() { const a = this.getAttribute('action'); return a === null || a === '' ? native.url() : native.resolveUrl(a) || a; }
+    set action(v) { this.setAttribute('action', v); }
+    get enctype() { const e = toText(this.getAttribute('enctype')).toLowerCase(); return ['multipart/form-data', 'text/plain'].includes(e) ? e : 'application/x-www-form-urlencoded'; }
+    set enctype(v) { this.setAttribute('enctype', v); }
+    get encoding() { return this.enctype; }
+    checkValidity() { return this.elements.filter((el) => el.checkValidity).every((el) => el.checkValidity()); }
+    reportValidity() { return this.checkValidity(); }
+    reset() {
+      if (!this.dispatchEvent(new Event('reset', { bubbles: true, cancelable: true }))) return;
+      for (const el of this.elements) resetControl(el);
+    }
+    // submit() and requestSubmit() come from web.js (form submission).
+  }
+  const formProxy = (form) => new Proxy(form, {
+    get(target, key) {
+      if (typeof key === 'string' && key !== 'constructor') {
+        const list = target.elements;
+        if (/^\d+$/.test(key)) return list[Number(key)];
+        const control = namedControl(list, key);
+        if (control) return control;
+      }
+      return Reflect.get(target, key, target);
+    },
+  });
+  // The control(s) of a form named `n`: one element, or a RadioNodeList
+  // when several share the name (a radio group).
+  const namedControl = (list, n) => {
+    const found = list.filter((el) => el.id === n || el.getAttribute('name') === n);
+    if (found.length <= 1) return found[0] || null;
+    hidden(found, 'item', (i) => found[i] || null);
+    Object.defineProperty(found, 'value', {
+      get() { const r = found.find((el) => el.localName === 'input' && el.type === 'radio' && el.checked); return r ? r.value : ''; },
+      set(v) { const r = found.find((el) => el.localName === 'input' && el.type === 'radio' && el.value === toText(v)); if (r) r.checked = true; },
+    });
+    return found;
+  };
+  // Reset puts the defaults back: value and checked attributes, and the
+  // options selected when the document was parsed.
+  const resetControl = (el) => {
+    if (el.localName === 'input') {
+      if (el.type === 'checkbox' || el.type === 'radio') native.setControlChecked(el[ID], el.hasAttribute('checked'));
+      else if (native.controlValue(el[ID]) !== null) native.setControlValue(el[ID], el.defaultValue);
+    } else if (el.localName === 'textarea') {
+      el.value = el.defaultValue;
+    } else if (el.localName === 'select') {
+      for (const o of el.options) {
+        const initial = initialState.get(o);
+        if (initial) o.toggleAttribute('selected', initial.selected !== null);
+      }
+    }
+  };
+  const initialState = new WeakMap();
+  const rememberInitialState = () => {
+    for (const el of document.querySelectorAll('option')) initialState.set(el, { selected: el.getAttribute('selected') });
+  };
+  class HTMLAnchorElement extends HTMLElement {
+    toString() { return this.href; }
+    get text() { return this.textContent; }
+    set text(v) { this.textContent = v; }
+    get relList() { return new DOMTokenList(this, 'rel'); }
+  }
+  for (const part of ['protocol', 'host', 'hostname', 'port', 'pathname', 'search', 'hash', 'origin', 'username', 'password']) {
+    Object.defineProperty(HTMLAnchorElement.prototype, part, {
+      get() { const href = this.href; if (!href) return ''; try { return new URL(href)[part]; } catch (_) { return ''; } },
+      set(v) { try { const u = new URL(this.href); u[part] = v; this.setAttribute('href', u.href); } catch (_) { /* not a URL: unchanged */ } },
+      configurable: true,
+    });
+  }
+  class HTMLLabelElement extends HTMLElement {
+    get control() {
+      const id = this.getAttribute('for');
+      if (id !== null) { const el = document.getElementById(id); return el && LABELABLE.includes(el.localName) ? el : null; }
+      return this.querySelector(LABELABLE.join(','));
+    }
+    get form() { const c = this.control; return c ? c.form : null; }
+  }
+  const LABELABLE = ['button', 'input', 'meter', 'output', 'progress', 'select', 'textarea'];
+  class HTMLImageElement extends HTMLElement {
+    get complete() { return true; }
+    get naturalWidth() { return this.offsetWidth; }
+    get naturalHeight() { return this.offsetHeight; }
+    get currentSrc() { return this.src; }
+    decode() { return Promise.resolve(); }
+  }
+  class HTMLScriptElement extends HTMLElement {
+    get text() { return this.textContent; }
+    set text(v) { this.textContent = v; }
+    // Scripts made by scripts are async unless told otherwise.
+    get async() { return this.hasAttribute('async') || !parserScripts.has(this); }
+    set async(v) { this.toggleAttribute('async', !!v); if (!v) parserScripts.add(this); }
+  }
+  // Scripts the document's parser (or innerHTML) made, and scripts that ran
+  // or are about to: neither kind runs again when inserted.
+  const parserScripts = new WeakSet();
+  const startedScripts = new WeakSet();
+  const CLASSIC_TYPES = ['', 'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/x-javascript'];
+  // A script element inserted by a script: inline code runs at once, an
+  // external script in a task of its own once fetched, then `load` (or
+  // `error`) fires at the element.
+  const runInsertedScript = (script) => {
+    if (startedScripts.has(script)) return;
+    startedScripts.add(script);
+    const type = toText(script.getAttribute('type')).trim().toLowerCase();
+    if (!CLASSIC_TYPES.includes(type)) {
+      if (type === 'module') native.console('warn', 'a module script was not run: this engine runs classic scripts only');
+      return;
+    }
+    const run = (code, name) => {
+      const outer = currentScript;
+      currentScript = script;
+      try { native.evalScript(code, name); } catch (e) { reportError(e, name); }
+      currentScript = outer;
+    };
+    const src = script.getAttribute('src');
+    if (src === null) { run(script.textContent, 'inserted-inline-script'); return; }
+    let url;
+    try { url = new URL(src, native.baseUrl()).href; } catch (_) { queueTask(() => script.dispatchEvent(new Event('error'))); return; }
+    queueTask(() => {
+      let response = null;
+      try { response = native.httpFetch('GET', url, [], null, true); } catch (_) { response = null; }
+      if (!response || response.status >= 400) {
+        native.console('error', `Failed to load script ${url}${response ? `: HTTP ${response.status}` : ''}`);
+        script.dispatchEvent(new Event('error'));
+        return;
+      }
+      run(native.decodeText(new Uint8Array(response.body), 'utf-8', false), url);
+      script.dispatchEvent(new Event('load'));
+    });
+  };
+  // A template's content is a fragment of its own: what the parser (or
+  // innerHTML) put inside the element moves there on first use.
+  const templateContents = new Map();
+  class HTMLTemplateElement extends HTMLElement {
+    get content() {
+      let fragment = templateContents.get(this[ID]);
+      if (!fragment) { fragment = document.createDocumentFragment(); templateContents.set(this[ID], fragment); }
+      const children = native.childNodes(this[ID]).map(wrap);
+      for (const c of children) fragment.appendChild(c);
+      return fragment;
+    }
+    get childNodes() { this.content; return nodeList([]); }
+    get innerHTML() { return this.content.innerHTML; }
+    // Parsed in the template's own context (so `<tr>` stays a row), then
+    // moved into the content on its next use.
+    set innerHTML(html) {
+      const f = this.content;
+      f.textContent = '';
+      native.setInnerHTML(this[ID], toText(html));
+    }
+  }
+  class HTMLDetailsElement extends HTMLElement {}
+  class HTMLDialogElement extends HTMLElement {
+    get returnValue() { return toText(this._returnValue); }
+    set returnValue(v) { hidden(this, '_returnValue', toText(v)); }
+    show() { this.setAttribute('open', ''); }
+    showModal() { this.setAttribute('open', ''); }
+    close(value) {
+      if (!this.hasAttribute('open')) return;
+      if (value !== undefined) this.returnValue = value;
+      this.removeAttribute('open');
+      queueTask(() => this.dispatchEvent(new Event('close')));
+    }
+  }
+  class HTMLCanvasElement extends HTMLElement {
+    getContext() { return null; }
+    toDataURL() { return 'data:,'; }
+  }
+  class HTMLIFrameElement extends HTMLElement {
+    get contentWindow() { return null; }
+    get contentDocument() { return null; }
+  }
+  const simpleClass = (name) => ({ [name]: class extends HTMLElement {} })[name];
+  const HTMLDivElement = simpleClass('HTMLDivElement');
+  const HTMLSpanElement = simpleClass('HTMLSpanElement');
+  const HTMLParagraphElement = simpleClass('HTMLParagraphElement');
+  const HTMLHeadingElement = simpleClass('HTMLHeadingElement');
+  const HTMLBodyElement = simpleClass('HTMLBodyElement');
+  const HTMLHtmlElement = simpleClass('HTMLHtmlElement');
+  const HTMLHeadElement = simpleClass('HTMLHeadElement');
+  const HTMLUListElement = simpleClass('HTMLUListElement');
+  const HTMLOListElement = simpleClass('HTMLOListElement');
+  const HTMLLIElement = simpleClass('HTMLLIElement');
+  class HTMLTableElement extends HTMLElement {
+    get rows() { return this.querySelectorAll('tr').filter((tr) => tr.closest('table') === this); }
+    get tBodies() { return this.children.filter((c) => c.localName === 'tbody'); }
+    get tHead() { return this.children.find((c) => c.localName === 'thead') || null; }
+    get tFoot() { return this.children.find((c) => c.localName === 'tfoot') || null; }
+    get caption() { return this.children.find((c) => c.localName === 'caption') || null; }
+    insertRow(index = -1) {
+      const rows = this.rows;
+      const tr = document.createElement('tr');
+      if (index === -1 || index === rows.length) {
+        const body = this.tBodies[this.tBodies.length - 1];
+        (rows.length ? rows[rows.length - 1].parentNode : body || this).appendChild(tr);
+      } else if (index >= 0 && index < rows.length) {
+        rows[index].parentNode.insertBefore(tr, rows[index]);
+      } else {
+        throw new DOMException(`The index provided (${index}) is outside the range [-1, ${rows.length}].`, 'IndexSizeError');
+      }
+      return tr;
+    }
+    deleteRow(index) { const rows = this.rows; const row = rows[index === -1 ? rows.length - 1 : index]; if (row) row.remove(); }
+    createTBody() { const b = document.createElement('tbody'); this.appendChild(b); return b; }
+  }
+  class HTMLTableRowElement extends HTMLElement {
+    get cells() { return this.children.filter((c) => c.localName === 'td' || c.localName === 'th'); }
+    get rowIndex() { const t = this.closest('table'); return t ? t.rows.indexOf(this) : -1; }
+    get sectionRowIndex() { const p = this.parentElement; return p ? p.children.filter((c) => c.localName === 'tr').indexOf(this) : -1; }
+    insertCell(index = -1) {
+      const cells = this.cells;
+      const td = document.createElement('td');
+      if (index === -1 || index === cells.length) this.appendChild(td);
+      else if (index >= 0 && index < cells.length) this.insertBefore(td, cells[index]);
+      else throw new DOMException(`The index provided (${index}) is outside the range [-1, ${cells.length}].`, 'IndexSizeError');
+      return td;
+    }
+    deleteCell(index) { const cells = this.cells; const c = cells[index === -1 ? cells.length - 1 : index]; if (c) c.remove(); }
+  }
+  class HTMLTableCellElement extends HTMLElement {
+    get cellIndex() { const tr = this.parentElement; return tr && tr.cells ? tr.cells.indexOf(this) : -1; }
+  }
+  const HTMLStyleElement = simpleClass('HTMLStyleElement');
+  const HTMLLinkElement = simpleClass('HTMLLinkElement');
+  const HTMLMetaElement = simpleClass('HTMLMetaElement');
+  const HTMLTitleElement = simpleClass('HTMLTitleElement');
+  const HTMLPreElement = simpleClass('HTMLPreElement');
+  const HTMLBRElement = simpleClass('HTMLBRElement');
+  const HTMLHRElement = simpleClass('HTMLHRElement');
+  const HTMLFieldSetElement = simpleClass('HTMLFieldSetElement');
+  const HTMLLegendElement = simpleClass('HTMLLegendElement');
+  const HTMLUnknownElement = simpleClass('HTMLUnknownElement');
+  const ELEMENT_CLASSES = {
+    input: HTMLInputElement, textarea: HTMLTextAreaElement, select: HTMLSelectElement, option: HTMLOptionElement,
+    button: HTMLButtonElement, form: HTMLFormElement, a: HTMLAnchorElement, label: HTMLLabelElement, img: HTMLImageElement,
+    script: HTMLScriptElement, template: HTMLTemplateElement, details: HTMLDetailsElement, dialog: HTMLDialogElement,
+    canvas: HTMLCanvasElement, iframe: HTMLIFrameElement, div: HTMLDivElement, span: HTMLSpanElement,
+    p: HTMLParagraphElement, h1: HTMLHeadingElement, h2: HTMLHeadingElement, h3: HTMLHeadingElement,
+    h4: HTMLHeadingElement, h5: HTMLHeadingElement, h6: HTMLHeadingElement, body: HTMLBodyElement,
+    html: HTMLHtmlElement, head: HTMLHeadElement, ul: HTMLUListElement, ol: HTMLOListElement, li: HTMLLIElement,
+    table: HTMLTableElement, tr: HTMLTableRowElement, td: HTMLTableCellElement, th: HTMLTableCellElement,
+    style: HTMLStyleElement, link: HTMLLinkElement, meta: HTMLMetaElement, title: HTMLTitleElement,
+    pre: HTMLPreElement, br: HTMLBRElement, hr: HTMLHRElement, fieldset: HTMLFieldSetElement, legend: HTMLLegendElement,
+  };
+  const ELEMENT_CLASS_NAMES = {
+    HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement, HTMLOptionElement, HTMLButtonElement, HTMLFormElement,
+    HTMLAnchorElement, HTMLLabelElement, HTMLImageElement, HTMLScriptElement, HTMLTemplateElement, HTMLDetailsElement,
+    HTMLDialogElement, HTMLCanvasElement, HTMLIFrameElement, HTMLDivElement, HTMLSpanElement, HTMLParagraphElement,
+    HTMLHeadingElement, HTMLBodyElement, HTMLHtmlElement, HTMLHeadElement, HTMLUListElement, HTMLOListElement,
+    HTMLLIElement, HTMLTableElement, HTMLTableRowElement, HTMLTableCellElement, HTMLStyleElement, HTMLLinkElement,
+    HTMLMetaElement, HTMLTitleElement, HTMLPreElement, HTMLBRElement, HTMLHRElement, HTMLFieldSetElement,
+    HTMLLegendElement, HTMLUnknownElement,
+  };
+
+  class DocumentFragment extends Node {
+    get nodeType() { return 11; }
+    get nodeName() { return '#document-fragment'; }
+    get parentNode() { return null; }
+    get innerHTML() { return htmlSerialization(native.innerHTML(this[ID])); }
+    set innerHTML(html) { native.setInnerHTML(this[ID], toText(html)); }
+    getElementById(id) { return this.querySelector('#' + cssEscape(id)); }
+  }
+  mixin(DocumentFragment, parentNodeMixin);
+
+  // ---- focus ---------------------------------------------------------------
+  let activeElement = null;
+  const isFocusable = (el) => {
+    if (!(el instanceof HTMLElement) || !el.isConnected) return false;
+    if (el.hasAttribute('disabled') && FORM_CONTROLS.includes(el.localName)) return false;
+    if (el.hasAttribute('tabindex')) return true;
+    switch (el.localName) {
+      case 'a': case 'area': return el.hasAttribute('href');
+      case 'input': return el.type !== 'hidden';
+      case 'button': case 'select': case 'textarea': case 'iframe': case 'summary': return true;
+      default: return el.isContentEditable;
+    }
+  };
+  // Moves focus, firing blur/focusout on the old element and focus/focusin
+  // on the new one; `null` focuses the body. A change event fires on blur
+  // when the field's value changed while it had focus.
+  // Events the browser itself fires are trusted, whoever caused them.
+  const uaEvent = (event) => { Object.defineProperty(event, 'isTrusted', { value: true }); return event; };
+  const focusElement = (el) => {
+    if (el !== null && !isFocusable(el)) return;
+    if (el === activeElement) return;
+    const old = activeElement;
+    activeElement = el;
+    if (old) {
+      if (old.isConnected && valueOnFocus.has(old) && valueOnFocus.get(old) !== old.value) {
+        old.dispatchEvent(uaEvent(new Event('change', { bubbles: true })));
+      }
+      valueOnFocus.delete(old);
+      old.dispatchEvent(uaEvent(new FocusEvent('blur', { relatedTarget: el, view: g })));
+      old.dispatchEvent(uaEvent(new FocusEvent('focusout', { bubbles: true, relatedTarget: el, view: g })));
+    }
+    if (el) {
+      native.focus(el[ID]);
+      if ('value' in el && (el.localName === 'input' || el.localName === 'textarea')) valueOnFocus.set(el, el.value);
+      el.dispatchEvent(uaEvent(new FocusEvent('focus', { relatedTarget: old, view: g })));
+      el.dispatchEvent(uaEvent(new FocusEvent('focusin', { bubbles: true, relatedTarget: old, view: g })));
+    } else {
+      native.blur();
+    }
+  };
+  const valueOnFocus = new Map();
+
+  // ---- mutation observers --------------------------------------------------
+  const mutationObservers = [];
+  let mutationsQueued = false;
+  const queueMutation = (target, init) => {
+    for (const mo of mutationObservers) {
+      for (const { node, options } of mo._targets) {
+        const inScope = node === target || (options.subtree && node.contains(target));
+        if (!inScope) continue;
+        if (init.type === 'childList' && !options.childList) continue;
+        if (init.type === 'attributes' && !options.attributes) continue;
+        if (init.type === 'attributes' && options.attributeFilter && !options.attributeFilter.includes(init.attributeName)) continue;
+        if (init.type === 'characterData' && !options.characterData) continue;
+        mo._records.push({
+          type: init.type, target, addedNodes: init.addedNodes || [], removedNodes: init.removedNodes || [],
+          previousSibling: null, nextSibling: init.nextSibling || null, attributeName: init.attributeName || null,
+          attributeNamespace: null,
+          oldValue: (init.type === 'attributes' && options.attributeOldValue) || (init.type === 'characterData' && options.characterDataOldValue) ? init.oldValue ?? null : null,
+        });
+        break;
+      }
+    }
+    if (!mutationsQueued && mutationObservers.some((mo) => mo._records.length)) {
+      mutationsQueued = true;
+      queueMicrotask(() => {
+        mutationsQueued = false;
+        for (const mo of mutationObservers.slice()) {
+          const records = mo.takeRecords();
+          if (records.length) { try { mo._callback.call(mo, records, mo); } catch (e) { reportError(e); } }
+        }
+      });
+    }
+  };
+  class MutationObserver {
+    constructor(callback) {
+      if (typeof callback !== 'function') throw new TypeError("Failed to construct 'MutationObserver': parameter 1 is not a function");
+      hidden(this, '_callback', callback); hidden(this, '_targets', []); hidden(this, '_records', []);
+    }
+    observe(node, options = {}) {
+      if (!(node instanceof Node)) throw new TypeError("Failed to execute 'observe': parameter 1 is not of type 'Node'");
+      const o = { ...options };
+      if (o.attributeOldValue || o.attributeFilter) o.attributes = o.attributes ?? true;
+      if (o.characterDataOldValue) o.characterData = o.characterData ?? true;
+      if (!o.childList && !o.attributes && !o.characterData) throw new TypeError("Failed to execute 'observe': The options object must set at least one of 'attributes', 'characterData', or 'childList' to true.");
+      this._targets = this._targets.filter((t) => t.node !== node);
+      this._targets.push({ node, options: o });
+      if (!mutationObservers.includes(this)) mutationObservers.push(this);
+    }
+    disconnect() { this._targets = []; this._records = []; const i = mutationObservers.indexOf(this); if (i >= 0) mutationObservers.splice(i, 1); }
+    takeRecords() { const r = this._records; this._records = []; return r; }
+  }
+
+  // ---- computed style ------------------------------------------------------
+  // Resolved values: sizes, margins and paddings of a rendered element come
+  // from layout, in px (what getComputedStyle gives), the rest from Stylo.
+  const LAYOUT_PROPS = {
+    width: (m, boxSizing) => m[0] - (boxSizing === 'border-box' ? 0 : m[2] + m[4] + m[6] + m[8]),
+    height: (m, boxSizing) => m[1] - (boxSizing === 'border-box' ? 0 : m[3] + m[5] + m[7] + m[9]),
+    'padding-left': (m) => m[2], 'padding-top': (m) => m[3], 'padding-right': (m) => m[4], 'padding-bottom': (m) => m[5],
+    'margin-left': (m) => m[10], 'margin-top': (m) => m[11], 'margin-right': (m) => m[12], 'margin-bottom': (m) => m[13],
+  };
+  const px = (n) => `${Math.round(n * 1000) / 1000}px`;
+  const resolvedStyle = (el, name) => {
+    const layout = LAYOUT_PROPS[name];
+    if (layout) {
+      const m = native.boxMetrics(el[ID]);
+      if (m) return px(layout(m, native.computedStyle(el[ID], 'box-sizing')));
+    }
+    return toText(native.computedStyle(el[ID], name));
+  };
+  const computedStyle = (el) => new Proxy({}, {
+    get(_, key) {
+      if (key === 'getPropertyValue') return (name) => resolvedStyle(el, String(name).toLowerCase());
+      if (key === 'getPropertyPriority') return () => '';
+      if (key === 'length') return 0;
+      if (key === 'cssText') return '';
+      if (typeof key !== 'string') return undefined;
+      const name = key === 'cssFloat' ? 'float' : kebab(key);
+      if (native.computedStyle(el[ID], name) === null) return undefined;
+      return resolvedStyle(el, name);
+    },
+    set() { throw new DOMException('The computed style is read-only', 'NoModificationAllowedError'); },
+  });
 
   class Document extends Node {
     get documentElement() { return wrap(native.documentElement()); }
@@ -433,27 +1447,63 @@
     get defaultView() { return g; }
     get characterSet() { return 'UTF-8'; }
     get contentType() { return 'text/html'; }
-    get compatMode() { return 'CSS1Compat'; }
+    get compatMode() { return native.doctype() === 'html' ? 'CSS1Compat' : 'BackCompat'; }
+    get doctype() {
+      const name = native.doctype();
+      return name === null || name === undefined ? null : { nodeType: 10, nodeName: name, name, publicId: '', systemId: '' };
+    }
     get visibilityState() { return 'visible'; }
     get hidden() { return false; }
     get referrer() { return ''; }
-    // Cookies are a later issue: reads see none, writes are dropped.
-    get cookie() { return ''; }
-    set cookie(_) {}
-    get activeElement() { return this.body; }
+    // What the host's cookie jar holds for this URL, HttpOnly cookies left out.
+    get cookie() { return native.documentCookies(); }
+    set cookie(v) { native.setDocumentCookie(toText(v)); }
+    get activeElement() { return activeElement && activeElement.isConnected ? activeElement : this.body; }
+    get currentScript() { return currentScript; }
     get scrollingElement() { return this.documentElement; }
     get forms() { return this.querySelectorAll('form'); }
     get images() { return this.querySelectorAll('img'); }
     get links() { return this.querySelectorAll('a[href], area[href]'); }
     get scripts() { return this.querySelectorAll('script'); }
+    get embeds() { return this.querySelectorAll('embed'); }
+    get lastModified() { return '01/01/1970 00:00:00'; }
+    get domain() { return location.hostname; }
+    get designMode() { return 'off'; }
+    get fonts() { return { ready: Promise.resolve(), check: () => true, load: () => Promise.resolve([]), add() {}, forEach() {} }; }
+    get implementation() { return { createHTMLDocument: () => { throw new DOMException('Creating documents is not supported', 'NotSupportedError'); }, hasFeature: () => true }; }
     getElementById(id) { return wrap(native.getElementById(String(id))); }
+    getElementsByName(name) { return this.querySelectorAll(`[name="${cssEscape(name)}"]`); }
     createElement(tag) { return wrap(native.createElement(String(tag))); }
     createElementNS(_ns, tag) { return wrap(native.createElement(String(tag))); }
     createTextNode(text) { return wrap(native.createTextNode(toText(text))); }
-    createEvent() { return new Event(''); }
+    createComment(text) { const holder = this.createElement('div'); holder.innerHTML = `<!--${toText(text).replace(/-->/g, '')}-->`; const c = holder.firstChild; c.remove(); return c; }
+    createDocumentFragment() {
+      const id = native.createElement('fleet-fragment');
+      fragmentIds.add(id);
+      wrappers.delete(id);
+      return wrap(id);
+    }
+    createEvent(kind) {
+      const classes = { event: Event, events: Event, htmlevents: Event, customevent: CustomEvent, uievent: UIEvent, uievents: UIEvent, mouseevent: MouseEvent, mouseevents: MouseEvent, keyboardevent: KeyboardEvent, focusevent: FocusEvent };
+      const Cls = classes[String(kind).toLowerCase()];
+      if (!Cls) throw new DOMException(`The provided event type ('${kind}') is invalid.`, 'NotSupportedError');
+      return new Cls('');
+    }
+    createRange() { return { setStart() {}, setEnd() {}, selectNodeContents() {}, collapse() {}, getBoundingClientRect: () => ({ x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0 }), getClientRects: () => [], createContextualFragment: (html) => { const d = this.createElement('div'); d.innerHTML = toText(html); const f = this.createDocumentFragment(); f.append(...d.childNodes); return f; } }; }
+    getSelection() { return g.getSelection(); }
+    elementFromPoint(x, y) { return wrap(native.elementFromPoint(Number(x), Number(y))); }
+    elementsFromPoint(x, y) { const el = this.elementFromPoint(x, y); const out = []; for (let e = el; e; e = e.parentElement) out.push(e); return out; }
+    execCommand() { return false; }
+    queryCommandSupported() { return false; }
+    open() { return this; }
+    close() {}
+    write(...parts) { native.console('warn', 'document.write after parsing is not supported; the text was appended to <body>'); if (this.body) this.body.insertAdjacentHTML('beforeend', parts.join('')); }
+    writeln(...parts) { this.write(...parts, '\n'); }
     hasFocus() { return true; }
   }
   mixin(Document, parentNodeMixin);
+  defineHandlers(Document.prototype);
+  let currentScript = null;
 
   const document = wrap(native.documentNode());
 
@@ -500,28 +1550,169 @@
   }
 
   class URL {
-    constructor(href, base) { hidden(this, '_parts', parts(href, base)); }
-    get searchParams() { return new URLSearchParams(this._parts.search); }
+    constructor(href, base) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'URL': 1 argument required");
+      hidden(this, '_parts', parts(href, base));
+    }
+    get searchParams() {
+      const params = new URLSearchParams(this._parts.search);
+      // Changes to the params write back to the URL, as in browsers.
+      hidden(params, '_url', this);
+      return params;
+    }
     toString() { return this._parts.href; }
     toJSON() { return this._parts.href; }
     static canParse(href, base) { try { parts(href, base); return true; } catch (_) { return false; } }
+    static parse(href, base) { try { return new URL(href, base); } catch (_) { return null; } }
+    static createObjectURL() { return 'blob:' + native.url() + '/' + g.crypto.randomUUID(); }
+    static revokeObjectURL() {}
   }
-  for (const k of URL_PARTS) Object.defineProperty(URL.prototype, k, { get() { return this._parts[k]; }, configurable: true });
+  for (const k of URL_PARTS) {
+    Object.defineProperty(URL.prototype, k, {
+      get() { return this._parts[k]; },
+      set(v) { if (k !== 'origin') this._parts = parts(withPart(this._parts, k, toText(v))); },
+      configurable: true,
+    });
+  }
+  // The href of `p` with one part replaced.
+  const withPart = (p, k, v) => {
+    const user = p.username ? p.username + (p.password ? ':' + p.password : '') + '@' : '';
+    const q = { ...p };
+    switch (k) {
+      case 'href': return v;
+      case 'protocol': q.protocol = v.replace(/:?$/, ':'); break;
+      case 'host': q.host = v; break;
+      case 'hostname': q.host = v + (p.port ? ':' + p.port : ''); break;
+      case 'port': q.host = p.hostname + (v ? ':' + v : ''); break;
+      case 'pathname': q.pathname = v.startsWith('/') ? v : '/' + v; break;
+      case 'search': q.search = v === '' || v === '?' ? '' : (v.startsWith('?') ? v : '?' + v); break;
+      case 'hash': q.hash = v === '' || v === '#' ? '' : (v.startsWith('#') ? v : '#' + v); break;
+      case 'username': return `${p.protocol}//${v}${p.password ? ':' + p.password : ''}@${p.host}${p.pathname}${p.search}${p.hash}`;
+      case 'password': return `${p.protocol}//${p.username}:${v}@${p.host}${p.pathname}${p.search}${p.hash}`;
+      default: return p.href;
+    }
+    return `${q.protocol}//${user}${q.host}${q.pathname}${q.search}${q.hash}`;
+  };
+  // URLSearchParams obtained from a URL write their changes back to it.
+  for (const m of ['append', 'set', 'delete', 'sort']) {
+    const inner = URLSearchParams.prototype[m];
+    URLSearchParams.prototype[m] = function (...args) {
+      inner.apply(this, args);
+      if (this._url) { const q = this.toString(); this._url._parts = parts(withPart(this._url._parts, 'search', q)); }
+    };
+  }
 
+  // Navigation: a new document is loaded by the tab once the current task is
+  // over (native.navigate); a change of fragment only stays in this document.
+  const navigateTo = (url, replace) => {
+    const href = toText(url);
+    if (/^\s*javascript:/i.test(href)) {
+      const code = decodeURIComponent(href.replace(/^\s*javascript:/i, ''));
+      queueTask(() => { try { (0, eval)(code); } catch (e) { reportError(e); } });
+      return;
+    }
+    const base = native.url();
+    let target;
+    try { target = new URL(href, native.baseUrl()); } catch (_) {
+      throw new DOMException(`'${href}' is not a valid URL.`, 'SyntaxError');
+    }
+    const here = base === 'about:blank' ? null : new URL(base);
+    if (here && target.href.includes('#') && target.href.split('#')[0] === here.href.split('#')[0]) {
+      fragmentNavigation(here.href, target.href, replace);
+      return;
+    }
+    native.navigate(target.href, 'GET', null, null, !!replace);
+  };
+  const fragmentNavigation = (from, to, replace) => {
+    native.historyPush(null, to, !!replace);
+    stateCache.json = undefined;
+    scrollToFragment(new URL(to).hash);
+    if (from !== to) {
+      g.dispatchEvent(uaEvent(new PopStateEvent('popstate', { state: null })));
+      queueTask(() => g.dispatchEvent(new HashChangeEvent('hashchange', { oldURL: from, newURL: to })));
+    }
+  };
+  const scrollToFragment = (hash) => {
+    let id = hash.replace(/^#/, '');
+    try { id = decodeURIComponent(id); } catch (_) { /* keep it as written */ }
+    if (id === '' || id.toLowerCase() === 'top') { scrollViewportTo(0, 0); return; }
+    const el = document.getElementById(id) || document.querySelector(`a[name="${cssEscape(id)}"]`);
+    if (el) el.scrollIntoView();
+  };
   class Location {
     toString() { return native.url(); }
-    assign(url) { native.console('warn', `navigation to ${url} from a script is not supported yet`); }
-    replace(url) { this.assign(url); }
-    reload() { native.console('warn', 'reload from a script is not supported yet'); }
+    assign(url) { navigateTo(url, false); }
+    replace(url) { navigateTo(url, true); }
+    reload() { native.historyGo(0); }
+    get ancestorOrigins() { return []; }
   }
   for (const k of URL_PARTS) {
     Object.defineProperty(Location.prototype, k, {
       get() { const p = native.parseUrl(native.url(), null); return p ? p[URL_PARTS.indexOf(k)] : ''; },
-      set(v) { if (k === 'href') this.assign(v); },
+      set(v) {
+        if (k === 'href') { this.assign(v); return; }
+        if (k === 'hash') { this.assign(native.url().split('#')[0] + '#' + toText(v).replace(/^#/, '')); return; }
+        const p = native.parseUrl(native.url(), null);
+        if (!p || k === 'origin') return;
+        this.assign(withPart(Object.fromEntries(URL_PARTS.map((name, i) => [name, p[i]])), k, toText(v)));
+      },
       configurable: true,
     });
   }
   const location = new Location();
+
+  // ---- history -------------------------------------------------------------
+  // Entries live in the tab (navigation.rs); states are kept as JSON, so
+  // what survives is what JSON carries.
+  const stateCache = { json: undefined, value: null };
+  class History {
+    get length() { return native.historyLength(); }
+    get state() {
+      const json = native.historyState() ?? null;
+      if (json !== stateCache.json) { stateCache.json = json; stateCache.value = json === null ? null : JSON.parse(json); }
+      return stateCache.value;
+    }
+    get scrollRestoration() { return this._scroll || 'auto'; }
+    set scrollRestoration(v) { if (v === 'auto' || v === 'manual') hidden(this, '_scroll', v); }
+    pushState(state, _unused, url) { changeState(state, url, false); }
+    replaceState(state, _unused, url) { changeState(state, url, true); }
+    back() { this.go(-1); }
+    forward() { this.go(1); }
+    // Traversal is a task of its own, as in browsers: the caller goes on first.
+    go(delta = 0) {
+      const n = Math.trunc(Number(delta)) || 0;
+      if (n === 0) { native.historyGo(0); return; }
+      queueTask(() => {
+        const moved = native.historyTraverse(n);
+        if (moved) traversed(moved[0], moved[1], moved[2]);
+      });
+    }
+  }
+  const changeState = (state, url, replace) => {
+    const cloned = state === undefined ? null : g.structuredClone(state);
+    const json = cloned === null ? null : JSON.stringify(cloned) ?? null;
+    native.historyPush(json, url === undefined || url === null ? null : String(url), replace);
+    stateCache.json = json;
+    stateCache.value = cloned;
+  };
+  const history = new History();
+  // A traversal within this document: popstate, and hashchange when only
+  // the fragment differs.
+  const traversed = (from, to, stateJson) => {
+    stateCache.json = undefined;
+    const state = stateJson === null || stateJson === undefined ? null : JSON.parse(stateJson);
+    g.dispatchEvent(uaEvent(new PopStateEvent('popstate', { state })));
+    if (from !== to && from.split('#')[0] === to.split('#')[0]) {
+      scrollToFragment(new URL(to).hash);
+      queueTask(() => g.dispatchEvent(uaEvent(new HashChangeEvent('hashchange', { oldURL: from, newURL: to }))));
+    }
+  };
+
+  // ---- task queue ----------------------------------------------------------
+  // Tasks queued by the platform (events fired "in a task", network
+  // responses): one per turn of the engine's event loop, in order.
+  const taskQueue = [];
+  const queueTask = (fn) => { taskQueue.push(fn); };
 
   // ---- storage -------------------------------------------------------------
   // A Storage object is a Proxy so that `localStorage.key = v` and
@@ -584,7 +1775,15 @@
   const clearTimer = (id) => { timers.delete(id); };
   // Other task sources (IndexedDB): `runTask()` runs one due task and says
   // whether it did; `endTask()` is called when a task and its microtasks end.
-  const taskSources = [];
+  const taskSources = [{
+    runTask() {
+      const fn = taskQueue.shift();
+      if (!fn) return false;
+      try { fn(); } catch (e) { reportError(e); }
+      return true;
+    },
+    endTask() {},
+  }];
   // Runs one task: 2 for a task of another source (always due), 1 for a timer
   // due by `horizon` virtual ms, 0 when nothing was due.
   const runNextTimer = (horizon) => {
@@ -607,11 +1806,39 @@
   // ---- window --------------------------------------------------------------
   const start = Date.now();
   const viewport = () => native.viewport();
+  // Media queries scripts test: viewport widths/heights, orientation, color
+  // scheme (light) and reduced motion (no); anything else does not match.
+  const mediaMatches = (media) => {
+    const [w, h] = viewport();
+    const query = String(media).toLowerCase();
+    return query.split(',').some((part) => {
+      const features = [...part.matchAll(/\(\s*([a-z-]+)\s*(?::\s*([^)]+))?\)/g)];
+      if (/\bnot\b/.test(part) || (features.length === 0 && !/^\s*(all|screen)\s*$/.test(part))) return false;
+      return features.every(([, name, value = '']) => {
+        const px = parseFloat(value) * (/em/.test(value) ? 16 : 1);
+        switch (name) {
+          case 'min-width': return w >= px;
+          case 'max-width': return w <= px;
+          case 'min-height': return h >= px;
+          case 'max-height': return h <= px;
+          case 'orientation': return value.trim() === (w >= h ? 'landscape' : 'portrait');
+          case 'prefers-color-scheme': return value.trim() === 'light';
+          case 'prefers-reduced-motion': return value.trim() === 'no-preference';
+          case 'hover': case 'any-hover': return value.trim() === 'hover';
+          case 'pointer': case 'any-pointer': return value.trim() === 'fine';
+          default: return false;
+        }
+      });
+    });
+  };
+  const dialog = (kind, message, fallback) => native.dialog(kind, message === undefined ? '' : toText(message), toText(fallback));
   Object.assign(g, {
-    window: g, self: g, top: g, parent: g, frames: g, opener: null, closed: false, name: '',
-    document, location, localStorage, sessionStorage,
-    Node, Element, HTMLElement, CharacterData, Text, Comment, Document, HTMLDocument: Document,
-    EventTarget, Event, CustomEvent, DOMTokenList, URL, URLSearchParams, Location,
+    window: g, self: g, top: g, parent: g, frames: g, opener: null, closed: false, name: '', length: 0,
+    document, location, history, localStorage, sessionStorage,
+    Node, Element, HTMLElement, CharacterData, Text, Comment, Document, HTMLDocument: Document, DocumentFragment,
+    EventTarget, Event, CustomEvent, UIEvent, FocusEvent, MouseEvent, PointerEvent, WheelEvent, KeyboardEvent,
+    InputEvent, SubmitEvent, PopStateEvent, HashChangeEvent, ProgressEvent, ErrorEvent, PageTransitionEvent,
+    DOMTokenList, URL, URLSearchParams, Location, History, MutationObserver, ...ELEMENT_CLASS_NAMES,
     setTimeout: (fn, ms, ...args) => addTimer(fn, ms, args, false),
     setInterval: (fn, ms, ...args) => addTimer(fn, ms, args, true),
     clearTimeout: clearTimer, clearInterval: clearTimer,
@@ -627,21 +1854,49 @@
       const [dx, dy] = scrollArgs(args, [0, 0]);
       scrollViewportTo(x + dx, y + dy);
     },
-    focus() {}, blur() {}, print() {},
-    alert(message) { native.console('info', `alert: ${toText(message)}`); },
-    confirm(message) { native.console('info', `confirm: ${toText(message)}`); return false; },
-    prompt(message) { native.console('info', `prompt: ${toText(message)}`); return null; },
-    // No media query evaluation from scripts yet: nothing matches.
-    matchMedia: (media) => ({ matches: false, media: String(media), onchange: null, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} }),
+    focus() {}, blur() {}, print() {}, stop() {}, moveTo() {}, resizeTo() {},
+    // Dialogs are answered by the session's dialog policy and recorded for
+    // the agent (tab.rs).
+    alert(message) { dialog('alert', message, ''); },
+    confirm(message) { return dialog('confirm', message, '').accepted; },
+    prompt(message, fallback = '') { const r = dialog('prompt', message, fallback); return r.accepted ? r.answer ?? '' : null; },
+    // One tab per session: a new window's URL loads in this tab, and no
+    // window object is returned.
+    open(url) {
+      if (url !== undefined && url !== null && toText(url) !== '') navigateTo(url, false);
+      native.console('info', `window.open(${toText(url)}): loaded in the same tab`);
+      return null;
+    },
+    close() {},
+    postMessage(message) {
+      const data = g.structuredClone(message);
+      queueTask(() => g.dispatchEvent(Object.assign(new Event('message'), { data, origin: location.origin, source: g })));
+    },
+    getComputedStyle: (el) => {
+      if (!(el instanceof Element)) throw new TypeError("Failed to execute 'getComputedStyle': parameter 1 is not of type 'Element'");
+      return computedStyle(el);
+    },
+    getSelection: () => ({ rangeCount: 0, isCollapsed: true, type: 'None', toString: () => '', removeAllRanges() {}, addRange() {}, getRangeAt() { throw new DOMException('No range', 'IndexSizeError'); }, collapse() {}, selectAllChildren() {} }),
+    matchMedia: (media) => ({ matches: mediaMatches(media), media: String(media), onchange: null, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {}, dispatchEvent: () => true }),
     CSS: { escape: cssEscape, supports: () => false },
     navigator: {
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) servo-fleet/0.1 (Blitz; QuickJS)',
       appName: 'Netscape', appVersion: '5.0', product: 'Gecko', vendor: '',
       platform: 'Linux x86_64', language: 'en-US', languages: ['en-US', 'en'],
-      cookieEnabled: false, onLine: true, webdriver: true, hardwareConcurrency: 1, maxTouchPoints: 0,
+      cookieEnabled: true, onLine: true, webdriver: true, hardwareConcurrency: 1, maxTouchPoints: 0,
+      doNotTrack: null, pdfViewerEnabled: false, plugins: [], mimeTypes: [],
+      sendBeacon: () => true,
     },
-    performance: { now: () => Date.now() - start, timeOrigin: start, mark() {}, measure() {}, getEntriesByName: () => [] },
+    performance: { now: () => Date.now() - start, timeOrigin: start, mark() {}, measure() {}, getEntriesByName: () => [], getEntriesByType: () => [], getEntries: () => [], clearMarks() {}, clearMeasures() {} },
+    ResizeObserver: class { observe() {} unobserve() {} disconnect() {} },
+    IntersectionObserver: class {
+      constructor(callback) { hidden(this, '_callback', callback); }
+      // Everything observed is reported visible once, so lazy content loads.
+      observe(el) { queueTask(() => { try { this._callback([{ target: el, isIntersecting: true, intersectionRatio: 1, boundingClientRect: el.getBoundingClientRect(), time: 0 }], this); } catch (e) { reportError(e); } }); }
+      unobserve() {} disconnect() {} takeRecords() { return []; }
+    },
   });
+  defineHandlers(g);
   for (const [name, axis] of [['scrollX', 0], ['scrollY', 1], ['pageXOffset', 0], ['pageYOffset', 1]]) {
     Object.defineProperty(g, name, { get: () => native.scrollPosition()[axis], configurable: true });
   }
@@ -652,21 +1907,52 @@
   g.screen = { get width() { return viewport()[0]; }, get height() { return viewport()[1]; }, get availWidth() { return viewport()[0]; }, get availHeight() { return viewport()[1]; }, colorDepth: 24, pixelDepth: 24 };
   if (typeof g.queueMicrotask !== 'function') g.queueMicrotask = (fn) => { Promise.resolve().then(fn); };
 
+  // The realm starts before any page script runs: what the options' markup
+  // selected is what reset() returns to.
+  rememberInitialState();
+
   // ---- hooks for the engine ------------------------------------------------
   return {
-    fireLoad() {
+    // The document's scripts are about to run.
+    startLoad() {
+      readyState = 'loading';
+      for (const sc of document.querySelectorAll('script')) { parserScripts.add(sc); startedScripts.add(sc); }
+    },
+    // The parser is done (all of it happens before the first script here).
+    parsed() {
       readyState = 'interactive';
       document.dispatchEvent(new Event('readystatechange'));
+    },
+    setCurrentScript(id) { currentScript = id === null || id === undefined ? null : wrap(id); },
+    fireLoad() {
       document.dispatchEvent(new Event('DOMContentLoaded', { bubbles: true }));
       readyState = 'complete';
       document.dispatchEvent(new Event('readystatechange'));
-      g.dispatchEvent(new Event('load'));
+      const load = new Event('load');
+      // The window's load event has the document as its target.
+      load.target = document;
+      invoke(g, Object.assign(load, { eventPhase: 2 }), 'target');
+      load.currentTarget = null;
+      g.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: false }));
+      // The fragment of the URL the document loaded at.
+      if (location.hash) scrollToFragment(location.hash);
     },
+    pendingTimers: () => timers.size,
+    traversed,
+    // An uncaught exception of a page script: an `error` event on the window
+    // (ErrorEvent with the exception), then the console.
+    scriptError(error, filename) { reportError(error, filename); },
     runNextTimer,
     endTask,
-    // For indexeddb.js (see js/mod.rs); not reachable from page scripts.
+    // For indexeddb.js, web.js and input.js (see js/mod.rs); not reachable
+    // from page scripts.
     internals: {
-      Event, EventTarget, Node, invoke, reportError, hidden,
+      Event, EventTarget, Node, invoke, reportError, hidden, wrap, idOf, ID, toText, queueTask, navigateTo,
+      fragmentNavigation, focusElement, isFocusable, selectAll, uncheckGroup, formOf, FORM_CONTROLS,
+      MouseEvent, KeyboardEvent, InputEvent, FocusEvent, SubmitEvent, ProgressEvent, WheelEvent, PointerEvent,
+      HTMLFormElement, HTMLElement, HTMLInputElement, defineHandlers,
+      getActiveElement: () => (activeElement && activeElement.isConnected ? activeElement : null),
+      setActivation: (fn) => { activation = fn; },
       addTaskSource: (source) => { taskSources.push(source); },
     },
   };

@@ -21,24 +21,29 @@
 //! or reactivated in it become inactive and may commit).
 
 mod natives;
+mod web;
 
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
-use blitz_dom::BaseDocument;
+use blitz_dom::{BaseDocument, NodeId};
 use rquickjs::context::EvalOptions;
 use rquickjs::{
     CatchResultExt, CaughtError, Coerced, Context, Ctx, FromJs, Function, Object, Persistent,
     Runtime, Value,
 };
 
-use crate::bindings::exports::fleet::engine::page::EvalError;
+use crate::bindings::exports::fleet::engine::page::{self as wit, EvalError, Settle};
 use crate::{charset, inspect, net, tab};
 
 /// The prelude that builds the Web API surface on the native functions.
 const BOOTSTRAP: &str = include_str!("bootstrap.js");
 /// IndexedDB, built on the prelude's events and task queue.
 const INDEXEDDB: &str = include_str!("indexeddb.js");
+/// Network (fetch, XHR), encodings, crypto, forms data, history, dialogs.
+const WEB: &str = include_str!("web.js");
+/// User input: trusted events and the default actions they trigger.
+const INPUT: &str = include_str!("input.js");
 /// Heap limit of one realm.
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
 /// QuickJS's stack limit, measured on the guest's shadow stack (linear memory).
@@ -54,9 +59,14 @@ const SCRIPT_BUDGET: Duration = Duration::from_secs(4);
 const LOAD_BUDGET: Duration = Duration::from_secs(8);
 /// Time one `evaluate` may take, including awaiting its promise.
 const EVAL_BUDGET: Duration = Duration::from_secs(8);
-/// Virtual milliseconds of timers run after load (`setTimeout(f, 500)` runs,
-/// a 10 s poll does not).
+/// Virtual milliseconds of timers run after load or an input action, the
+/// quiet period: `setTimeout(f, 500)` runs, a 10 s poll does not.
 const LOAD_TIMER_HORIZON_MS: f64 = 1_000.0;
+/// Time an input action's event handlers, default actions and the tasks
+/// they start may take together.
+const INPUT_BUDGET: Duration = Duration::from_secs(8);
+/// Console entries one summary reports, at most (the newest).
+const MAX_REPORTED_CONSOLE: usize = 100;
 /// Virtual milliseconds `evaluate` may skip ahead to settle a promise.
 const EVAL_TIMER_HORIZON_MS: f64 = 30_000.0;
 /// Timer callbacks run after load, at most (a `setInterval(f, 0)` ends here).
@@ -92,13 +102,40 @@ thread_local! {
     /// When the running script must stop (read by the interrupt handler).
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
     static CONSOLE: RefCell<Vec<ConsoleEntry>> = const { RefCell::new(Vec::new()) };
+    /// How many console entries a summary has reported.
+    static REPORTED: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Drop the realm and the console (on `load`).
+/// Drop the realm and the console entries already reported (on `load`);
+/// what the old document logged but no summary reported yet stays.
 pub(crate) fn reset() {
     let env = ENV.with(|env| env.borrow_mut().take());
     drop(env);
-    CONSOLE.with(|console| console.borrow_mut().clear());
+    let reported = REPORTED.with(|r| r.replace(0));
+    CONSOLE.with(|console| {
+        let mut console = console.borrow_mut();
+        let reported = reported.min(console.len());
+        console.drain(..reported);
+    });
+}
+
+/// The console entries written since the last call, the newest
+/// [`MAX_REPORTED_CONSOLE`] of them.
+pub(crate) fn take_console() -> Vec<wit::ConsoleEntry> {
+    CONSOLE.with(|console| {
+        let console = console.borrow();
+        let from = REPORTED
+            .with(|r| r.replace(console.len()))
+            .min(console.len());
+        let fresh = &console[from..];
+        fresh[fresh.len().saturating_sub(MAX_REPORTED_CONSOLE)..]
+            .iter()
+            .map(|e| wit::ConsoleEntry {
+                level: e.level.clone(),
+                text: e.text.clone(),
+            })
+            .collect()
+    })
 }
 
 /// Record a console message (bounded, oldest dropped first).
@@ -107,6 +144,7 @@ pub(crate) fn console(level: &str, text: &str) {
         let mut console = console.borrow_mut();
         if console.len() >= MAX_CONSOLE_ENTRIES {
             console.remove(0);
+            REPORTED.with(|r| r.set(r.get().saturating_sub(1)));
         }
         console.push(ConsoleEntry {
             level: level.to_owned(),
@@ -172,9 +210,18 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
             .get("internals")
             .map_err(|e| format!("the DOM prelude has no internals: {e}"))?;
         prelude(INDEXEDDB, "indexeddb.js")?
-            .call::<_, ()>((native, internals))
+            .call::<_, ()>((native.clone(), internals.clone()))
             .catch(&ctx)
             .map_err(|e| format!("the IndexedDB prelude failed: {}", describe(&e)))?;
+        prelude(WEB, "web.js")?
+            .call::<_, ()>((native.clone(), internals.clone()))
+            .catch(&ctx)
+            .map_err(|e| format!("the web prelude failed: {}", describe(&e)))?;
+        // The input prelude adds its hooks (`userClick`, ...) to the engine's.
+        prelude(INPUT, "input.js")?
+            .call::<_, ()>((native, internals, hooks.clone()))
+            .catch(&ctx)
+            .map_err(|e| format!("the input prelude failed: {}", describe(&e)))?;
         Ok(Persistent::save(&ctx, hooks))
     })?;
     ENV.with(|env| {
@@ -217,6 +264,30 @@ fn eval_classic<'js>(ctx: &Ctx<'js>, source: &str, name: &str) -> Result<Value<'
     ctx.eval_with_options::<Value, _>(source, options)
         .catch(ctx)
         .map_err(|e| describe(&e))
+}
+
+/// Run a classic script as the document does; an uncaught exception goes to
+/// the prelude's `scriptError` hook (an `error` event on the window and the
+/// console), and never stops the page.
+fn run_script<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, source: &str, name: &str) {
+    let mut options = EvalOptions::default();
+    options.strict = false;
+    options.backtrace_barrier = true;
+    options.filename = Some(name.to_owned());
+    let result = with_deadline(SCRIPT_BUDGET, || {
+        ctx.eval_with_options::<Value, _>(source, options)
+            .catch(ctx)
+    });
+    match result {
+        Ok(_) => {}
+        Err(CaughtError::Exception(exception)) if !deadline_passed() => {
+            let reported = call_hook(ctx, hooks, "scriptError", (exception.into_value(), name));
+            if reported.is_none() {
+                console("error", &format!("Uncaught exception ({name})"));
+            }
+        }
+        Err(e) => console("error", &format!("Uncaught {} ({name})", describe(&e))),
+    }
 }
 
 /// Run queued promise jobs until none are left (bounded).
@@ -285,26 +356,51 @@ fn run_next_task(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64) -> Ran {
 
 /// Run due tasks (and timers up to `horizon_ms`) until none is left, at most
 /// `max_timers` timer callbacks and [`MAX_TASKS`] other tasks, or the deadline.
-fn run_tasks(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64, max_timers: usize) {
+/// Says how the loop ended.
+fn run_tasks(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64, max_timers: usize) -> Settle {
     // Whatever ran before (a script, its promise jobs) is over.
     end_task(ctx, hooks);
     let (mut timers, mut tasks) = (0, 0);
-    while !deadline_passed() {
+    loop {
+        if deadline_passed() {
+            return Settle::Budget;
+        }
         match run_next_task(ctx, hooks, horizon_ms) {
             Ran::Nothing => break,
             Ran::Timer => {
                 timers += 1;
                 if timers >= max_timers {
-                    break;
+                    return Settle::Budget;
                 }
             }
             Ran::Task => {
                 tasks += 1;
                 if tasks >= MAX_TASKS {
-                    break;
+                    return Settle::Budget;
                 }
             }
         }
+    }
+    let pending = hooks
+        .get::<_, Function>("pendingTimers")
+        .and_then(|f| f.call::<_, u32>(()))
+        .unwrap_or(0);
+    if pending > 0 {
+        Settle::Quiet
+    } else {
+        Settle::Settled
+    }
+}
+
+/// Pump the event loop after an action: tasks and timers within the quiet
+/// period, then what IndexedDB still has queued.
+fn pump(ctx: &Ctx<'_>, hooks: &Object<'_>) -> Settle {
+    let settle = run_tasks(ctx, hooks, LOAD_TIMER_HORIZON_MS, MAX_LOAD_TIMERS);
+    // Past the timer cap, still finish what IndexedDB has queued.
+    let rest = run_tasks(ctx, hooks, -1.0, usize::MAX);
+    match (settle, rest) {
+        (Settle::Budget, _) | (_, Settle::Budget) => Settle::Budget,
+        (settle, _) => settle,
     }
 }
 
@@ -314,7 +410,28 @@ enum ScriptSource {
     External(String),
 }
 
-/// Whether a `type` attribute names classic JavaScript (modules are not run).
+/// When a script runs, by its attributes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Timing {
+    /// In document order, as the parser meets it.
+    Blocking,
+    /// External with `async`: after the blocking scripts, before `defer`
+    /// ones (all fetches complete at once here, so "as soon as loaded" is
+    /// right after parsing).
+    Async,
+    /// External with `defer`: in order, just before `DOMContentLoaded`.
+    Deferred,
+}
+
+/// One classic script of the document.
+struct Script {
+    node: NodeId,
+    source: ScriptSource,
+    name: String,
+    timing: Timing,
+}
+
+/// Whether a `type` attribute names classic JavaScript.
 fn is_classic_script(script_type: Option<&str>) -> bool {
     let Some(t) = script_type.map(|t| t.trim().to_ascii_lowercase()) else {
         return true;
@@ -332,8 +449,9 @@ fn is_classic_script(script_type: Option<&str>) -> bool {
         )
 }
 
-/// The document's classic scripts in document order.
-fn collect_scripts(doc: &BaseDocument) -> Vec<(ScriptSource, String)> {
+/// The document's classic scripts in document order; module scripts are
+/// reported to the console as not run.
+fn collect_scripts(doc: &BaseDocument) -> Vec<Script> {
     let base = inspect::base_url(doc);
     let mut scripts = Vec::new();
     let mut stack = vec![doc.root_node().id];
@@ -347,7 +465,13 @@ fn collect_scripts(doc: &BaseDocument) -> Vec<(ScriptSource, String)> {
                 continue;
             }
             if tag == "script" {
-                if is_classic_script(inspect::attr(node, "type")) {
+                let script_type = inspect::attr(node, "type");
+                if script_type.is_some_and(|t| t.trim().eq_ignore_ascii_case("module")) {
+                    console(
+                        "warn",
+                        "a module script was not run: this engine runs classic scripts only",
+                    );
+                } else if is_classic_script(script_type) {
                     let index = scripts.len() + 1;
                     match inspect::attr(node, "src") {
                         Some(src) => {
@@ -355,12 +479,26 @@ fn collect_scripts(doc: &BaseDocument) -> Vec<(ScriptSource, String)> {
                                 .join(src.trim())
                                 .map(String::from)
                                 .unwrap_or_else(|_| src.to_owned());
-                            scripts.push((ScriptSource::External(url.clone()), url));
+                            let timing = if inspect::attr(node, "async").is_some() {
+                                Timing::Async
+                            } else if inspect::attr(node, "defer").is_some() {
+                                Timing::Deferred
+                            } else {
+                                Timing::Blocking
+                            };
+                            scripts.push(Script {
+                                node: id,
+                                source: ScriptSource::External(url.clone()),
+                                name: url,
+                                timing,
+                            });
                         }
-                        None => scripts.push((
-                            ScriptSource::Inline(node.text_content()),
-                            format!("inline-script-{index}"),
-                        )),
+                        None => scripts.push(Script {
+                            node: id,
+                            source: ScriptSource::Inline(node.text_content()),
+                            name: format!("inline-script-{index}"),
+                            timing: Timing::Blocking,
+                        }),
                     }
                 }
                 continue;
@@ -371,71 +509,181 @@ fn collect_scripts(doc: &BaseDocument) -> Vec<(ScriptSource, String)> {
     scripts
 }
 
-/// Run the page's classic scripts in document order, fire `DOMContentLoaded`
-/// and `load`, then run timers due within the first second. Script errors go
-/// to the console; nothing here fails the load.
-pub(crate) fn run_page_scripts() {
+/// The text of a script, fetched if external; failures go to the console.
+fn script_text(source: ScriptSource) -> Option<String> {
+    match source {
+        ScriptSource::Inline(text) => Some(text),
+        ScriptSource::External(url) => match net::get(&url) {
+            Ok(response) if response.status < 400 => Some(charset::decode_text(
+                &response.body,
+                response.content_type(),
+            )),
+            Ok(response) => {
+                console(
+                    "error",
+                    &format!("Failed to load script {url}: HTTP {}", response.status),
+                );
+                None
+            }
+            Err(reason) => {
+                console("error", &format!("Failed to load script {url}: {reason}"));
+                None
+            }
+        },
+    }
+}
+
+/// Call hook `name` with `args`, reporting a throw to the console.
+fn call_hook<'js, A: rquickjs::function::IntoArgs<'js>>(
+    ctx: &Ctx<'js>,
+    hooks: &Object<'js>,
+    name: &str,
+    args: A,
+) -> Option<Value<'js>> {
+    let hook = hooks.get::<_, Function>(name).ok()?;
+    let called = with_deadline(SCRIPT_BUDGET, || {
+        hook.call::<_, Value>(args)
+            .catch(ctx)
+            .map_err(|e| describe(&e))
+    });
+    match called {
+        Ok(value) => Some(value),
+        Err(message) => {
+            console("error", &format!("Uncaught {message}"));
+            None
+        }
+    }
+}
+
+/// Run the page's classic scripts (blocking ones in document order, then
+/// `async`, then `defer`), fire `DOMContentLoaded` and `load`, then pump the
+/// event loop. Script errors go to the console; nothing here fails the load.
+pub(crate) fn run_page_scripts() -> Settle {
     let scripts = tab::try_with_tab(|tab| collect_scripts(tab.document())).unwrap_or_default();
     if scripts.is_empty() {
-        return;
+        return Settle::Settled;
     }
     let (context, hooks) = match realm() {
         Ok(realm) => realm,
         Err(message) => {
             console("error", &message);
-            return;
+            return Settle::Settled;
         }
     };
+    let mut ordered: Vec<Script> = Vec::with_capacity(scripts.len());
+    let mut rest = scripts;
+    for timing in [Timing::Blocking, Timing::Async, Timing::Deferred] {
+        let (now, later): (Vec<Script>, Vec<Script>) =
+            rest.into_iter().partition(|s| s.timing == timing);
+        ordered.extend(now);
+        rest = later;
+    }
     with_deadline(LOAD_BUDGET, || {
-        for (source, name) in scripts {
-            let text = match source {
-                ScriptSource::Inline(text) => text,
-                ScriptSource::External(url) => match net::get(&url) {
-                    Ok(response) if response.status < 400 => {
-                        charset::decode_text(&response.body, response.content_type())
-                    }
-                    Ok(response) => {
-                        console(
-                            "error",
-                            &format!("Failed to load script {url}: HTTP {}", response.status),
-                        );
-                        continue;
-                    }
-                    Err(reason) => {
-                        console("error", &format!("Failed to load script {url}: {reason}"));
-                        continue;
-                    }
-                },
-            };
-            context.with(|ctx| {
-                let result = with_deadline(SCRIPT_BUDGET, || eval_classic(&ctx, &text, &name));
-                if let Err(message) = result {
-                    console("error", &format!("Uncaught {message} ({name})"));
-                }
-                drain_jobs(&ctx);
-                if let Ok(hooks) = hooks.clone().restore(&ctx) {
-                    end_task(&ctx, &hooks);
-                }
-            });
-        }
         context.with(|ctx| {
             let Ok(hooks) = hooks.clone().restore(&ctx) else {
-                return;
+                return Settle::Settled;
             };
-            if let Ok(fire) = hooks.get::<_, Function>("fireLoad") {
-                let fired = with_deadline(SCRIPT_BUDGET, || {
-                    fire.call::<_, ()>(()).catch(&ctx).map_err(|e| describe(&e))
-                });
-                if let Err(message) = fired {
-                    console("error", &format!("Uncaught {message}"));
+            call_hook(&ctx, &hooks, "startLoad", ());
+            let mut parsed = false;
+            for script in ordered {
+                if !parsed && script.timing != Timing::Blocking {
+                    // The parser is done: `interactive`, then async and deferred scripts.
+                    call_hook(&ctx, &hooks, "parsed", ());
+                    parsed = true;
+                }
+                let Some(text) = script_text(script.source) else {
+                    continue;
+                };
+                // A blocking script sees the document as parsed so far: what
+                // follows it is detached while it runs, then put back.
+                let hidden = (script.timing == Timing::Blocking)
+                    .then(|| {
+                        tab::try_with_tab(|tab| tab::hide_following(tab.document(), script.node))
+                    })
+                    .flatten();
+                call_hook(
+                    &ctx,
+                    &hooks,
+                    "setCurrentScript",
+                    (Some(from_id(script.node)),),
+                );
+                run_script(&ctx, &hooks, &text, &script.name);
+                call_hook(&ctx, &hooks, "setCurrentScript", (None::<f64>,));
+                if let Some(hidden) = hidden {
+                    tab::try_with_tab(|tab| tab::reveal(tab.document(), hidden));
                 }
                 drain_jobs(&ctx);
+                end_task(&ctx, &hooks);
             }
-            run_tasks(&ctx, &hooks, LOAD_TIMER_HORIZON_MS, MAX_LOAD_TIMERS);
-            // Past the timer cap, still finish what IndexedDB has queued.
-            run_tasks(&ctx, &hooks, -1.0, usize::MAX);
-        });
+            if !parsed {
+                call_hook(&ctx, &hooks, "parsed", ());
+            }
+            call_hook(&ctx, &hooks, "fireLoad", ());
+            drain_jobs(&ctx);
+            pump(&ctx, &hooks)
+        })
+    })
+}
+
+fn from_id(id: NodeId) -> f64 {
+    id.as_u64() as f64
+}
+
+/// Run an input hook of the prelude (`userClick`, `userType`, ...) and pump
+/// the event loop. The hook returns `null`, or a message saying why the
+/// action is not possible, which becomes the error.
+pub(crate) fn input_hook<A>(name: &str, args: A) -> Result<(), String>
+where
+    A: for<'js> rquickjs::function::IntoArgs<'js>,
+{
+    let (context, hooks) = realm()?;
+    let outcome = with_deadline(INPUT_BUDGET, || {
+        context.with(|ctx| -> Result<Settle, String> {
+            let hooks = hooks.restore(&ctx).map_err(|e| e.to_string())?;
+            let hook = hooks
+                .get::<_, Function>(name)
+                .map_err(|e| format!("the input hook {name} is missing: {e}"))?;
+            let refused = with_deadline(SCRIPT_BUDGET, || {
+                hook.call::<_, Option<String>>(args)
+                    .catch(&ctx)
+                    .map_err(|e| describe(&e))
+            });
+            let refused = match refused {
+                Ok(refused) => refused,
+                Err(message) => {
+                    console("error", &format!("Uncaught {message}"));
+                    None
+                }
+            };
+            drain_jobs(&ctx);
+            let settle = pump(&ctx, &hooks);
+            match refused {
+                Some(reason) => Err(reason),
+                None => Ok(settle),
+            }
+        })
     });
+    let settle = outcome?;
+    tab::try_with_tab(|tab| tab.settle = settle);
+    Ok(())
+}
+
+/// A traversal within the document moved from `from` to `to`: fire
+/// `popstate` (and `hashchange` when only the fragment changed) and pump.
+pub(crate) fn traversed(from: &str, to: &str, state: Option<&str>) -> Settle {
+    let Ok((context, hooks)) = realm() else {
+        return Settle::Settled;
+    };
+    with_deadline(INPUT_BUDGET, || {
+        context.with(|ctx| {
+            let Ok(hooks) = hooks.restore(&ctx) else {
+                return Settle::Settled;
+            };
+            call_hook(&ctx, &hooks, "traversed", (from, to, state));
+            drain_jobs(&ctx);
+            pump(&ctx, &hooks)
+        })
+    })
 }
 
 /// `evaluate`: run `script` as global code, await a returned promise, and

@@ -672,8 +672,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
     def!("resolveUrl", |ctx: Ctx<'js>,
                         href: String|
      -> Result<Option<String>> {
-        with_doc(&ctx, |doc| {
-            Ok(inspect::base_url(doc)
+        with_tab(&ctx, |tab| {
+            let url = tab.url.clone();
+            Ok(inspect::base_url_at(tab.document(), Some(&url))
                 .join(href.trim())
                 .ok()
                 .map(String::from))
@@ -691,9 +692,15 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
             Some(p) => format!("{}:{p}", parsed.host_str().unwrap_or_default()),
             None => parsed.host_str().unwrap_or_default().to_owned(),
         };
-        let search = parsed.query().map(|q| format!("?{q}")).unwrap_or_default();
+        // Empty query and fragment read as '' (URL standard), not "?"/"#".
+        let search = parsed
+            .query()
+            .filter(|q| !q.is_empty())
+            .map(|q| format!("?{q}"))
+            .unwrap_or_default();
         let hash = parsed
             .fragment()
+            .filter(|f| !f.is_empty())
             .map(|f| format!("#{f}"))
             .unwrap_or_default();
         Some(vec![
@@ -834,5 +841,6 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         })
     });
 
+    super::web::install(ctx, &native)?;
     Ok(native)
 }

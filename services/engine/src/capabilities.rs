@@ -1,0 +1,269 @@
+//! The capabilities report (export `capabilities`).
+//!
+//! Each feature names what implements it and the checks that cover it: pages
+//! of the Chromium-golden corpus (`tests/corpus/pages/<name>.html`) and
+//! end-to-end tests (`tests/e2e/*.rs`, by function name). The level is derived
+//! from those, not declared: a feature without checks is `unverified`, one with
+//! checks and known gaps is `partial`, one with checks and no known gaps is
+//! `supported`. An end-to-end test (`capabilities_name_checks_that_exist`)
+//! fails if a named check does not exist, so the report cannot claim coverage
+//! that is not there.
+
+use crate::bindings::exports::fleet::engine::page::{Capability, Support};
+
+/// One row of the report.
+struct Feature {
+    name: &'static str,
+    /// Whether it is implemented at all.
+    implemented: bool,
+    /// What does not work (empty: nothing known).
+    gaps: &'static str,
+    /// What it is, when there are no gaps to report.
+    what: &'static str,
+    /// Corpus pages and e2e tests that check it.
+    checks: &'static [&'static str],
+}
+
+const FEATURES: &[Feature] = &[
+    Feature {
+        name: "dom.traversal-and-mutation",
+        implemented: true,
+        gaps: "",
+        what: "querySelector[All], getElementById, getElementsBy*, children, closest, matches, createElement, append/insertBefore/remove/replaceChildren, cloneNode, DocumentFragment, innerHTML/outerHTML (html5ever), attributes, classList, dataset",
+        checks: &["dom", "corpus_pages_match_chromium_goldens"],
+    },
+    Feature {
+        name: "dom.forms",
+        implemented: true,
+        gaps: "a field's live value is its `value` attribute (getAttribute('value') sees typed text); no selection ranges",
+        what: "",
+        checks: &["forms", "forms_submit_by_get_and_post_with_typed_values"],
+    },
+    Feature {
+        name: "dom.style-and-layout",
+        implemented: true,
+        gaps: "getComputedStyle serializes Stylo's computed (not resolved) values: widths may read `auto`",
+        what: "",
+        checks: &["layout"],
+    },
+    Feature {
+        name: "dom.mutation-observer",
+        implemented: true,
+        gaps: "records mutations made through script APIs only, without previousSibling",
+        what: "",
+        checks: &["dom"],
+    },
+    Feature {
+        name: "events.dispatch",
+        implemented: true,
+        gaps: "",
+        what: "capture and bubble phases, once, passive, signal, preventDefault, stopPropagation, on* properties and attributes, Event/CustomEvent/MouseEvent/KeyboardEvent/InputEvent/FocusEvent/SubmitEvent",
+        checks: &["events"],
+    },
+    Feature {
+        name: "events.lifecycle",
+        implemented: true,
+        gaps: "",
+        what: "readystatechange, DOMContentLoaded, load, hashchange, popstate, focus/blur",
+        checks: &["events", "history"],
+    },
+    Feature {
+        name: "event-loop",
+        implemented: true,
+        gaps: "timers run on a virtual clock: an action runs those due within 1 s of virtual time, and Date.now() does not advance with it",
+        what: "",
+        checks: &["event-loop", "the_event_loop_reports_how_it_settled"],
+    },
+    Feature {
+        name: "scripts.classic",
+        implemented: true,
+        gaps: "scripts run after the whole document is parsed, so a script sees elements that follow it",
+        what: "",
+        checks: &["scripts"],
+    },
+    Feature {
+        name: "scripts.modules",
+        implemented: false,
+        gaps: "type=module scripts are not run (a console warning says so)",
+        what: "",
+        checks: &[],
+    },
+    Feature {
+        name: "net.fetch",
+        implemented: true,
+        gaps: "bodies arrive whole (no streaming); CORS is not re-checked on redirect hops",
+        what: "",
+        checks: &["network", "fetch_follows_same_origin_and_cors_rules"],
+    },
+    Feature {
+        name: "net.xhr",
+        implemented: true,
+        gaps: "responseXML and document response types are null",
+        what: "",
+        checks: &["network"],
+    },
+    Feature {
+        name: "net.cookies",
+        implemented: true,
+        gaps: "",
+        what: "host-side cookie jar per session; HttpOnly cookies sent with requests and never visible to scripts; document.cookie read and write",
+        checks: &[
+            "network",
+            "document_cookie_sees_script_cookies_but_never_httponly_ones",
+            "an_httponly_login_cookie_is_kept_by_the_host_and_survives_a_restore",
+        ],
+    },
+    Feature {
+        name: "storage.web-storage",
+        implemented: true,
+        gaps: "",
+        what: "localStorage and sessionStorage per origin, kept in snapshots",
+        checks: &[
+            "storage",
+            "a_session_whose_route_is_lost_restores_its_storage_from_postgres",
+        ],
+    },
+    Feature {
+        name: "storage.indexeddb",
+        implemented: true,
+        gaps: "no `blocked` event; one connection's versionchange is not sent to others",
+        what: "",
+        checks: &[
+            "storage",
+            "indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore",
+        ],
+    },
+    Feature {
+        name: "navigation.location-and-history",
+        implemented: true,
+        gaps: "history.state is kept as JSON; going back to a POST result loads it with GET",
+        what: "",
+        checks: &["history", "links_forms_and_history_navigate_the_tab"],
+    },
+    Feature {
+        name: "navigation.forms",
+        implemented: true,
+        gaps: "",
+        what: "GET and POST submission, application/x-www-form-urlencoded, multipart/form-data and text/plain, implicit submission with Enter, validation of required fields",
+        checks: &["forms_submit_by_get_and_post_with_typed_values"],
+    },
+    Feature {
+        name: "navigation.new-windows",
+        implemented: true,
+        gaps: "one tab per session: target=_blank links and window.open load in the same tab; window.open returns null",
+        what: "",
+        checks: &["links_forms_and_history_navigate_the_tab"],
+    },
+    Feature {
+        name: "dialogs",
+        implemented: true,
+        gaps: "",
+        what: "alert/confirm/prompt answered by the session's dialog policy and reported",
+        checks: &["dialogs_follow_the_session_policy_and_are_reported"],
+    },
+    Feature {
+        name: "input.click",
+        implemented: true,
+        gaps: "",
+        what: "by viewport point (hit testing), CSS selector, visible text or accessibility ref; mousedown/mouseup/click, focus, default actions",
+        checks: &["clicks_types_and_presses_keys_like_a_user"],
+    },
+    Feature {
+        name: "input.keyboard",
+        implemented: true,
+        gaps: "no caret: typing appends, Backspace deletes the last character",
+        what: "",
+        checks: &["clicks_types_and_presses_keys_like_a_user"],
+    },
+    Feature {
+        name: "input.scroll",
+        implemented: true,
+        gaps: "",
+        what: "wheel event, then the element's nearest scrollable box or the page",
+        checks: &["clicks_types_and_presses_keys_like_a_user"],
+    },
+    Feature {
+        name: "output.accessibility-tree",
+        implemented: true,
+        gaps: "",
+        what: "roles, names and states with element refs accepted by input actions, capped with a truncation marker",
+        checks: &["accessibility_tree_refs_drive_input"],
+    },
+    Feature {
+        name: "output.text",
+        implemented: true,
+        gaps: "",
+        what: "title, innerText-like visible text, links, form fields",
+        checks: &["layout", "corpus_pages_match_chromium_goldens"],
+    },
+    Feature {
+        name: "render.screenshot",
+        implemented: true,
+        gaps: "viewport only (no full-page capture); no SVG images; <select> is not painted",
+        what: "",
+        checks: &[
+            "loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text",
+            "indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore",
+        ],
+    },
+    Feature {
+        name: "render.fonts",
+        implemented: true,
+        gaps: "",
+        what: "bundled Liberation fonts, web fonts (woff, woff2, ttf) and fonts registered per session",
+        checks: &["a_registered_font_is_used_and_survives_a_restore"],
+    },
+    Feature {
+        name: "apis.encoding-crypto-url",
+        implemented: true,
+        gaps: "",
+        what: "URL, URLSearchParams, TextEncoder/TextDecoder, atob/btoa, structuredClone, crypto.getRandomValues/randomUUID, performance.now",
+        checks: &["encoding"],
+    },
+    Feature {
+        name: "frames",
+        implemented: false,
+        gaps: "iframes are not loaded; contentWindow is null",
+        what: "",
+        checks: &[],
+    },
+    Feature {
+        name: "canvas-webgl-media",
+        implemented: false,
+        gaps: "canvas getContext returns null; no audio or video",
+        what: "",
+        checks: &[],
+    },
+];
+
+/// The report, one entry per feature.
+pub(crate) fn report() -> Vec<Capability> {
+    FEATURES
+        .iter()
+        .map(|f| {
+            let (support, reason) = if !f.implemented {
+                (Support::Unsupported, f.gaps.to_owned())
+            } else if f.checks.is_empty() {
+                (
+                    Support::Unverified,
+                    format!("implemented, not covered by tests: {}", f.what),
+                )
+            } else if !f.gaps.is_empty() {
+                (
+                    Support::Partial,
+                    format!("{} (checked by: {})", f.gaps, f.checks.join(", ")),
+                )
+            } else {
+                (
+                    Support::Supported,
+                    format!("{} (checked by: {})", f.what, f.checks.join(", ")),
+                )
+            };
+            Capability {
+                name: f.name.to_owned(),
+                support,
+                reason,
+            }
+        })
+        .collect()
+}
