@@ -26,6 +26,20 @@ pub const MAX_HTML_BYTES: usize = 1024 * 1024;
 pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;
 /// Longest URL, characters.
 pub const MAX_URL_CHARS: usize = 2048;
+/// Longest selector, text or value naming an element or option, characters.
+pub const MAX_TARGET_CHARS: usize = 1024;
+/// Longest text one type action types, characters.
+pub const MAX_TYPE_CHARS: usize = 10_000;
+/// Longest key name of a key press, with modifiers (`Control+Shift+ArrowDown`).
+pub const MAX_KEY_CHARS: usize = 64;
+/// Largest viewport coordinate of a point target, CSS pixels.
+pub const MAX_POINT: f64 = 10_000.0;
+/// Largest scroll distance of one scroll action, CSS pixels.
+pub const MAX_SCROLL: f64 = 1_000_000.0;
+/// Most accessibility tree nodes one action may ask for.
+pub const MAX_A11Y_NODES: u32 = 5_000;
+/// Longest answer a dialog policy gives to prompts, characters.
+pub const MAX_PROMPT_CHARS: usize = 10_000;
 /// Viewport width bounds.
 pub const WIDTH: std::ops::RangeInclusive<u32> = 320..=1920;
 /// Viewport height bounds.
@@ -162,10 +176,134 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
                     ));
                 }
             }
-            Some(Kind::Inspect(_) | Kind::Screenshot(_)) => {}
+            Some(Kind::Inspect(_) | Kind::Screenshot(_) | Kind::Capabilities(_)) => {}
+            Some(kind) => validate_page_action(i, &a.session_id, kind)?,
         }
     }
     Ok(())
+}
+
+/// Input, history, accessibility and dialog actions: they act on an open page.
+fn validate_page_action(i: usize, session_id: &str, kind: &Kind) -> Result<(), GatewayError> {
+    let invalid = |m: String| Err(GatewayError::Invalid(m));
+    if session_id.is_empty() {
+        return invalid(format!(
+            "actions[{i}].sessionID is required: this action acts on the page of an open session"
+        ));
+    }
+    let chars = |field: &str, value: &str, max: usize| -> Result<(), GatewayError> {
+        let n = value.chars().count();
+        if n > max {
+            return Err(GatewayError::Invalid(format!(
+                "actions[{i}].{field} is {n} characters; the limit is {max}"
+            )));
+        }
+        Ok(())
+    };
+    match kind {
+        Kind::Click(c) => validate_target(i, c.target.as_ref())?,
+        Kind::Type(t) => {
+            if let Some(target) = &t.target {
+                validate_target(i, Some(target))?;
+            }
+            chars("text", &t.text, MAX_TYPE_CHARS)?;
+        }
+        Kind::PressKey(k) => {
+            if k.key.trim().is_empty() {
+                return invalid(format!("actions[{i}].key must not be empty"));
+            }
+            chars("key", &k.key, MAX_KEY_CHARS)?;
+        }
+        Kind::Scroll(sc) => {
+            if let Some(target) = &sc.target {
+                validate_target(i, Some(target))?;
+            }
+            for (field, d) in [("dx", sc.dx), ("dy", sc.dy)] {
+                if !d.is_finite() || d.abs() > MAX_SCROLL {
+                    return invalid(format!(
+                        "actions[{i}].{field} must be a number from -{MAX_SCROLL} to {MAX_SCROLL}; got {d}"
+                    ));
+                }
+            }
+        }
+        Kind::SelectOption(sel) => {
+            validate_target(i, sel.target.as_ref())?;
+            chars("value", &sel.value, MAX_TARGET_CHARS)?;
+        }
+        Kind::History(h)
+            if !matches!(
+                pb::history::Step::try_from(h.step),
+                Ok(pb::history::Step::Back
+                    | pb::history::Step::Forward
+                    | pb::history::Step::Reload)
+            ) =>
+        {
+            return invalid(format!("actions[{i}].step must be back, forward or reload"));
+        }
+        Kind::Accessibility(a) if a.max_nodes > MAX_A11Y_NODES => {
+            return invalid(format!(
+                "actions[{i}].maxNodes must be 1 to {MAX_A11Y_NODES}; got {}",
+                a.max_nodes
+            ));
+        }
+        Kind::DialogPolicy(d) => {
+            if let Some(text) = &d.prompt_text {
+                chars("promptText", text, MAX_PROMPT_CHARS)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A target names exactly one element or point, within the limits.
+fn validate_target(i: usize, target: Option<&pb::Target>) -> Result<(), GatewayError> {
+    let invalid = |m: String| Err(GatewayError::Invalid(m));
+    let Some(kind) = target.and_then(|t| t.kind.as_ref()) else {
+        return invalid(format!(
+            "actions[{i}] needs a target: exactly one of selector, visible text, ref or a point (x and y)"
+        ));
+    };
+    let text = |field: &str, value: &str| -> Result<(), GatewayError> {
+        if value.trim().is_empty() {
+            return Err(GatewayError::Invalid(format!(
+                "actions[{i}].{field} must not be empty"
+            )));
+        }
+        let n = value.chars().count();
+        if n > MAX_TARGET_CHARS {
+            return Err(GatewayError::Invalid(format!(
+                "actions[{i}].{field} is {n} characters; the limit is {MAX_TARGET_CHARS}"
+            )));
+        }
+        Ok(())
+    };
+    match kind {
+        pb::target::Kind::Selector(s) => text("selector", s),
+        pb::target::Kind::Text(s) => text("text", s),
+        pb::target::Kind::Ref(r) => {
+            let well_formed = r.strip_prefix('e').is_some_and(|n| {
+                !n.is_empty() && n.len() <= 20 && n.bytes().all(|b| b.is_ascii_digit())
+            });
+            if well_formed {
+                Ok(())
+            } else {
+                invalid(format!(
+                    "actions[{i}].ref must be an element reference such as \"e12\" from an accessibility tree; got {r:?}"
+                ))
+            }
+        }
+        pb::target::Kind::Point(p) => {
+            for (field, v) in [("x", p.x), ("y", p.y)] {
+                if !v.is_finite() || !(0.0..=MAX_POINT).contains(&v) {
+                    return invalid(format!(
+                        "actions[{i}].{field} must be a number from 0 to {MAX_POINT}; got {v}"
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
 }
 
 fn validate_url(i: usize, raw: &str) -> Result<(), GatewayError> {

@@ -38,13 +38,22 @@ enum ToolKind {
     Status,
     Close,
     RegisterFont,
+    Click,
+    Type,
+    PressKey,
+    Scroll,
+    SelectOption,
+    History,
+    Accessibility,
+    DialogPolicy,
+    Capabilities,
 }
 
 /// The one tool outside the actions envelope.
 const LIST_TOOL: &str = "servo_session_list";
 
 impl ToolKind {
-    const ALL: [ToolKind; 7] = [
+    const ALL: [ToolKind; 16] = [
         Self::Navigate,
         Self::Inspect,
         Self::Evaluate,
@@ -52,11 +61,32 @@ impl ToolKind {
         Self::Status,
         Self::Close,
         Self::RegisterFont,
+        Self::Click,
+        Self::Type,
+        Self::PressKey,
+        Self::Scroll,
+        Self::SelectOption,
+        Self::History,
+        Self::Accessibility,
+        Self::DialogPolicy,
+        Self::Capabilities,
     ];
 
     /// Tools that act on existing sessions only (no viewport fields).
     fn existing_only(self) -> bool {
-        matches!(self, Self::Status | Self::Close)
+        matches!(
+            self,
+            Self::Status
+                | Self::Close
+                | Self::Click
+                | Self::Type
+                | Self::PressKey
+                | Self::Scroll
+                | Self::SelectOption
+                | Self::History
+                | Self::Accessibility
+                | Self::DialogPolicy
+        )
     }
 
     fn name(self) -> &'static str {
@@ -68,6 +98,15 @@ impl ToolKind {
             Self::Status => "servo_session_status",
             Self::Close => "servo_session_close",
             Self::RegisterFont => "servo_register_font",
+            Self::Click => "servo_click",
+            Self::Type => "servo_type",
+            Self::PressKey => "servo_press_key",
+            Self::Scroll => "servo_scroll",
+            Self::SelectOption => "servo_select_option",
+            Self::History => "servo_history",
+            Self::Accessibility => "servo_accessibility_tree",
+            Self::DialogPolicy => "servo_dialog_policy",
+            Self::Capabilities => "servo_get_capabilities",
         }
     }
 
@@ -98,6 +137,33 @@ impl ToolKind {
             Self::RegisterFont => {
                 "Register a font (TrueType, OpenType, WOFF or WOFF2, base64) in tabs so pages can name its families in CSS font-family. Returns the family names; the font stays with the session across restores. At most 2 MiB per font, 16 fonts per session."
             }
+            Self::Click => {
+                "Click an element like a user: found by CSS selector, visible text, accessibility ref (from servo_accessibility_tree or a page's fields) or viewport point x/y. Fires mousedown/mouseup/click, moves focus and runs the default action (follows links, toggles checkboxes, submits forms), then returns the page after it settles."
+            }
+            Self::Type => {
+                "Type text into a field (give selector, ref, visibleText or x/y to click it first) or into the focused element: keydown, beforeinput, input and keyup per character; a newline presses Enter (which submits a form). clear empties the field first."
+            }
+            Self::PressKey => {
+                "Press a key in the focused element, with modifiers: Enter (submits forms, follows focused links), Tab / Shift+Tab (moves focus), Backspace, Escape, ArrowUp/ArrowDown (changes selects, scrolls), PageUp/PageDown, Home/End, Control+a, or a single character."
+            }
+            Self::Scroll => {
+                "Scroll the page, or an element (by selector, ref, visibleText or x/y) and failing that its nearest scrollable ancestor, by dx/dy CSS pixels."
+            }
+            Self::SelectOption => {
+                "Choose an option of a <select> element (by selector, ref, visibleText or x/y) by its value or visible text; fires input and change."
+            }
+            Self::History => {
+                "Go back, forward or reload in a tab's history (step: back | forward | reload) and return the page."
+            }
+            Self::Accessibility => {
+                "Read the accessibility tree of the page: one line per node with role, name, states and an element ref (e12) that servo_click, servo_type, servo_scroll and servo_select_option accept. Cut at maxNodes (default 500) with a truncation marker."
+            }
+            Self::DialogPolicy => {
+                "Set how a tab answers alert/confirm/prompt from now on: accept (confirm returns true, prompt returns promptText or its default) or dismiss (the default). Every dialog is reported in the page's dialogs list."
+            }
+            Self::Capabilities => {
+                "Report what the browser engine supports: each feature as supported, partial, unsupported or unverified, with the reason and the checks that cover it."
+            }
         }
     }
 
@@ -124,6 +190,63 @@ impl ToolKind {
                 vec![],
             ),
             Self::Status | Self::Close => (json!({}), vec!["sessionID"]),
+            Self::Click => (
+                target_fields(json!({"maxDurationMs": duration()})),
+                vec!["sessionID"],
+            ),
+            Self::Type => (
+                target_fields(json!({
+                    "text": {"type": "string", "maxLength": 10000, "description": "The text to type; a newline presses Enter."},
+                    "clear": {"type": "boolean", "default": false, "description": "Empty the field first."},
+                    "maxDurationMs": duration()
+                })),
+                vec!["sessionID", "text"],
+            ),
+            Self::PressKey => (
+                json!({
+                    "key": {"type": "string", "maxLength": 64, "description": "A key name (Enter, Tab, Backspace, Escape, ArrowDown, ...) or one character, with modifiers joined by + (Shift+Tab, Control+a)."},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID", "key"],
+            ),
+            Self::Scroll => (
+                target_fields(json!({
+                    "dx": {"type": "number", "default": 0, "description": "Horizontal distance, CSS pixels."},
+                    "dy": {"type": "number", "default": 0, "description": "Vertical distance, CSS pixels (positive scrolls down)."},
+                    "maxDurationMs": duration()
+                })),
+                vec!["sessionID"],
+            ),
+            Self::SelectOption => (
+                target_fields(json!({
+                    "value": {"type": "string", "maxLength": 1024, "description": "The option's value, or its visible text."},
+                    "maxDurationMs": duration()
+                })),
+                vec!["sessionID", "value"],
+            ),
+            Self::History => (
+                json!({
+                    "step": {"type": "string", "enum": ["back", "forward", "reload"]},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID", "step"],
+            ),
+            Self::Accessibility => (
+                json!({
+                    "maxNodes": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 500},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID"],
+            ),
+            Self::DialogPolicy => (
+                json!({
+                    "accept": {"type": "boolean", "description": "Accept dialogs (true) or dismiss them (false)."},
+                    "promptText": {"type": "string", "maxLength": 10000, "description": "What an accepted prompt returns."},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID", "accept"],
+            ),
+            Self::Capabilities => (json!({"maxDurationMs": duration()}), vec![]),
             Self::RegisterFont => (
                 json!({
                     "data": {"type": "string", "contentEncoding": "base64", "description": "The font file, base64 (standard alphabet), at most 2 MiB decoded."},
@@ -163,11 +286,21 @@ impl ToolKind {
             Value::Object(m) => m,
             _ => JsonObject::new(),
         };
-        let read_only = matches!(self, Self::Inspect | Self::Screenshot | Self::Status);
+        let read_only = matches!(
+            self,
+            Self::Inspect
+                | Self::Screenshot
+                | Self::Status
+                | Self::Accessibility
+                | Self::Capabilities
+        );
         let destructive = self == Self::Close;
         let mut annotations = ToolAnnotations::default();
         annotations.read_only_hint = Some(read_only);
-        annotations.open_world_hint = Some(self == Self::Navigate);
+        annotations.open_world_hint = Some(matches!(
+            self,
+            Self::Navigate | Self::Click | Self::Type | Self::PressKey | Self::History
+        ));
         annotations.destructive_hint = Some(destructive);
         let mut tool = Tool::new(self.name(), self.description(), Arc::new(schema));
         tool.annotations = Some(annotations);
@@ -177,6 +310,67 @@ impl ToolKind {
 
 fn invalid(m: String) -> GatewayError {
     GatewayError::Invalid(m)
+}
+
+fn duration() -> Value {
+    json!({"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000})
+}
+
+/// The ways an input tool names its element: add them to `props`.
+fn target_fields(mut props: Value) -> Value {
+    if let Some(p) = props.as_object_mut() {
+        p.insert("selector".into(), json!({"type": "string", "maxLength": 1024, "description": "CSS selector of the element (the first match)."}));
+        p.insert("visibleText".into(), json!({"type": "string", "maxLength": 1024, "description": "Visible text of the element (exact match first, then containing; links and buttons first)."}));
+        p.insert("ref".into(), json!({"type": "string", "pattern": "^e[0-9]+$", "description": "Element reference from servo_accessibility_tree or a page's fields."}));
+        p.insert("x".into(), json!({"type": "number", "minimum": 0, "description": "Viewport x in CSS pixels (with y)."}));
+        p.insert("y".into(), json!({"type": "number", "minimum": 0, "description": "Viewport y in CSS pixels (with x)."}));
+    }
+    props
+}
+
+/// The target named by an action's fields, if any; more than one is an error.
+fn parse_target(i: usize, obj: &JsonObject) -> Result<Option<pb::Target>, GatewayError> {
+    let text = |k: &str| -> Result<Option<String>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(invalid(format!("actions[{i}].{k} must be a string"))),
+        }
+    };
+    let number = |k: &str| -> Result<Option<f64>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_f64()
+                .map(Some)
+                .ok_or_else(|| invalid(format!("actions[{i}].{k} must be a number"))),
+        }
+    };
+    let mut found = Vec::new();
+    if let Some(s) = text("selector")? {
+        found.push(pb::target::Kind::Selector(s));
+    }
+    if let Some(s) = text("visibleText")? {
+        found.push(pb::target::Kind::Text(s));
+    }
+    if let Some(s) = text("ref")? {
+        found.push(pb::target::Kind::Ref(s));
+    }
+    match (number("x")?, number("y")?) {
+        (Some(x), Some(y)) => found.push(pb::target::Kind::Point(pb::Point { x, y })),
+        (None, None) => {}
+        _ => {
+            return Err(invalid(format!(
+                "actions[{i}] needs both x and y for a point"
+            )));
+        }
+    }
+    if found.len() > 1 {
+        return Err(invalid(format!(
+            "actions[{i}] names its element more than one way; give exactly one of selector, visibleText, ref or x/y"
+        )));
+    }
+    Ok(found.pop().map(|kind| pb::Target { kind: Some(kind) }))
 }
 
 /// Parses `{actions:[…]}` of one tool into browser actions.
@@ -285,6 +479,84 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         ToolKind::Screenshot => Kind::Screenshot(pb::Screenshot {}),
         ToolKind::Status => Kind::Status(pb::SessionStatus {}),
         ToolKind::Close => Kind::Close(pb::CloseSession {}),
+        ToolKind::Click => Kind::Click(pb::Click {
+            target: parse_target(i, obj)?,
+        }),
+        ToolKind::Type => Kind::Type(pb::Type {
+            target: parse_target(i, obj)?,
+            text: string("text")?
+                .ok_or_else(|| invalid(format!("actions[{i}].text is required")))?,
+            clear: match obj.get("clear") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err(invalid(format!("actions[{i}].clear must be true or false")));
+                }
+            },
+        }),
+        ToolKind::PressKey => Kind::PressKey(pb::PressKey {
+            key: string("key")?.ok_or_else(|| invalid(format!("actions[{i}].key is required")))?,
+        }),
+        ToolKind::Scroll => {
+            let number = |k: &str| -> Result<f64, GatewayError> {
+                match obj.get(k) {
+                    None | Some(Value::Null) => Ok(0.0),
+                    Some(v) => v
+                        .as_f64()
+                        .ok_or_else(|| invalid(format!("actions[{i}].{k} must be a number"))),
+                }
+            };
+            Kind::Scroll(pb::Scroll {
+                target: parse_target(i, obj)?,
+                dx: number("dx")?,
+                dy: number("dy")?,
+            })
+        }
+        ToolKind::SelectOption => Kind::SelectOption(pb::SelectOption {
+            target: parse_target(i, obj)?,
+            value: string("value")?
+                .ok_or_else(|| invalid(format!("actions[{i}].value is required")))?,
+        }),
+        ToolKind::History => {
+            let step = match string("step")?.as_deref() {
+                Some("back") => pb::history::Step::Back,
+                Some("forward") => pb::history::Step::Forward,
+                Some("reload") => pb::history::Step::Reload,
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].step must be back, forward or reload; got {other:?}"
+                    )));
+                }
+                None => return Err(invalid(format!("actions[{i}].step is required"))),
+            };
+            Kind::History(pb::History { step: step.into() })
+        }
+        ToolKind::Accessibility => Kind::Accessibility(pb::Accessibility {
+            max_nodes: match int("maxNodes")? {
+                Some(0) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].maxNodes must be 1 to {}; got 0",
+                        crate::dispatch::MAX_A11Y_NODES
+                    )));
+                }
+                n => n.unwrap_or(0),
+            },
+        }),
+        ToolKind::DialogPolicy => Kind::DialogPolicy(pb::DialogPolicy {
+            accept: match obj.get("accept") {
+                Some(Value::Bool(b)) => *b,
+                None | Some(Value::Null) => {
+                    return Err(invalid(format!("actions[{i}].accept is required")));
+                }
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].accept must be true or false"
+                    )));
+                }
+            },
+            prompt_text: string("promptText")?,
+        }),
+        ToolKind::Capabilities => Kind::Capabilities(pb::Capabilities {}),
         ToolKind::RegisterFont => {
             let data =
                 string("data")?.ok_or_else(|| invalid(format!("actions[{i}].data is required")))?;
@@ -311,9 +583,43 @@ fn page_json(p: &pb::Page) -> Value {
         "title": p.title,
         "text": text,
         "links": p.links.iter().map(|l| json!({"text": l.text, "href": l.href})).collect::<Vec<_>>(),
+        "settle": p.settle,
     });
-    if let (Some(e), Some(obj)) = (&p.load_error, page.as_object_mut()) {
+    let Some(obj) = page.as_object_mut() else {
+        return page;
+    };
+    if let Some(e) = &p.load_error {
         obj.insert("loadError".into(), json!(e));
+    }
+    // Lists an agent rarely needs empty are left out when they are.
+    if !p.fields.is_empty() {
+        obj.insert(
+            "fields".into(),
+            p.fields
+                .iter()
+                .map(|f| {
+                    json!({"ref": f.r#ref, "kind": f.kind, "name": f.name, "label": f.label, "value": f.value, "checked": f.checked})
+                })
+                .collect(),
+        );
+    }
+    if !p.dialogs.is_empty() {
+        obj.insert(
+            "dialogs".into(),
+            p.dialogs
+                .iter()
+                .map(|d| json!({"kind": d.kind, "message": d.message, "accepted": d.accepted, "answer": d.answer}))
+                .collect(),
+        );
+    }
+    if !p.console.is_empty() {
+        obj.insert(
+            "console".into(),
+            p.console
+                .iter()
+                .map(|c| json!({"level": c.level, "text": c.text}))
+                .collect(),
+        );
     }
     page
 }
@@ -396,6 +702,15 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                 Some(action_output::Kind::Font(f)) => {
                     json!({"families": f.families, "fontCount": f.font_count})
                 }
+                Some(action_output::Kind::Accessibility(a)) => json!({
+                    "tree": a.tree,
+                    "nodes": a.nodes,
+                    "truncated": a.truncated,
+                    "page": a.page.as_ref().map(page_json),
+                }),
+                Some(action_output::Kind::Capabilities(c)) => json!({
+                    "capabilities": c.capabilities.iter().map(|c| json!({"name": c.name, "support": c.support, "reason": c.reason})).collect::<Vec<_>>(),
+                }),
                 None => Value::Null,
             };
             let mut v = head(true);

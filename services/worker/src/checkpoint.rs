@@ -23,7 +23,7 @@ const LEGACY_MAGIC: &[u8; 4] = b"SFC1";
 const ENGINE_LEGACY_V1: &str = "legacy-v1";
 
 /// A stored checkpoint, decoded into what a restore applies.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Checkpoint {
     /// The guest's snapshot parts.
     pub engine: Vec<StatePart>,

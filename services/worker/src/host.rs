@@ -26,12 +26,13 @@ mod bindings {
         world: "engine",
         imports: { default: async },
         exports: { default: async },
-        additional_derives: [PartialEq, Eq],
+        additional_derives: [PartialEq],
     });
 }
 
 pub use bindings::exports::fleet::engine::page::{
-    EvalError, Link, Source, StatePart, Summary, Viewport,
+    AccessibilityTree, Capability, DialogPolicy, EvalError, Link, Scroll, SelectOption, Settle,
+    Source, StatePart, Summary, Support, Target, Traversal, TypeText, UserInput, Viewport,
 };
 
 /// The engine component built by this crate's build script.
@@ -89,18 +90,22 @@ impl bindings::fleet::engine::network::Host for TabState {
         req: bindings::fleet::engine::network::Request,
     ) -> Result<bindings::fleet::engine::network::Response, String> {
         let budget = self.deadline.saturating_duration_since(Instant::now());
+        let request = FetchRequest {
+            method: req.method,
+            url: req.url,
+            headers: req.headers,
+            body: req.body,
+        };
+        // Without credentials the jar takes no part: a throwaway one is used.
+        let mut no_jar = CookieStore::default();
+        let jar = if req.credentials {
+            &mut self.cookies
+        } else {
+            &mut no_jar
+        };
         let resp = self
             .fetcher
-            .fetch(
-                FetchRequest {
-                    method: req.method,
-                    url: req.url,
-                    headers: req.headers,
-                    body: req.body,
-                },
-                &mut self.cookies,
-                budget,
-            )
+            .fetch(request, jar, budget)
             .await
             .map_err(|e| e.0)?;
         Ok(bindings::fleet::engine::network::Response {
@@ -109,6 +114,14 @@ impl bindings::fleet::engine::network::Host for TabState {
             headers: resp.headers,
             body: resp.body,
         })
+    }
+
+    async fn document_cookies(&mut self, url: String) -> String {
+        crate::net::script_cookies(&self.cookies, &url)
+    }
+
+    async fn set_document_cookie(&mut self, url: String, cookie: String) {
+        crate::net::store_script_cookie(&mut self.cookies, &url, &cookie);
     }
 }
 
@@ -360,6 +373,47 @@ impl Tab {
         budget: Duration,
     ) -> Result<Result<Vec<u8>, String>, TabError> {
         guest_call!(self, budget, call_screenshot())
+    }
+
+    /// Performs an input action; the error says which target matched nothing.
+    pub async fn input(
+        &mut self,
+        action: &UserInput,
+        budget: Duration,
+    ) -> Result<Result<Summary, String>, TabError> {
+        guest_call!(self, budget, call_input(action))
+    }
+
+    /// Moves through the history, or reloads.
+    pub async fn traverse(
+        &mut self,
+        step: Traversal,
+        budget: Duration,
+    ) -> Result<Summary, TabError> {
+        guest_call!(self, budget, call_traverse(step))
+    }
+
+    /// Sets how dialogs are answered.
+    pub async fn set_dialog_policy(
+        &mut self,
+        policy: &DialogPolicy,
+        budget: Duration,
+    ) -> Result<(), TabError> {
+        guest_call!(self, budget, call_set_dialog_policy(policy))
+    }
+
+    /// The accessibility tree, cut at `max_nodes`.
+    pub async fn accessibility(
+        &mut self,
+        max_nodes: u32,
+        budget: Duration,
+    ) -> Result<AccessibilityTree, TabError> {
+        guest_call!(self, budget, call_accessibility(max_nodes))
+    }
+
+    /// What the engine supports.
+    pub async fn capabilities(&mut self, budget: Duration) -> Result<Vec<Capability>, TabError> {
+        guest_call!(self, budget, call_capabilities())
     }
 
     /// The tab's durable state, in named parts.

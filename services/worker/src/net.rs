@@ -235,6 +235,54 @@ impl Fetcher {
     }
 }
 
+/// What `document.cookie` reads at `url`: the jar's cookies for it, HttpOnly
+/// ones left out, as `name=value` pairs joined by `; `.
+pub fn script_cookies(jar: &CookieStore, url: &str) -> String {
+    let Ok(url) = Url::parse(url) else {
+        return String::new();
+    };
+    let mut cookies: Vec<_> = jar
+        .matches(&url)
+        .into_iter()
+        .filter(|c| !c.http_only().unwrap_or(false))
+        .collect();
+    // Longer paths first, as browsers list them; the jar keeps no creation
+    // order, so names order the rest.
+    cookies.sort_by(|a, b| {
+        let path = |c: &&cookie_store::Cookie<'_>| c.path().map_or(0, str::len);
+        path(b).cmp(&path(a)).then_with(|| a.name().cmp(b.name()))
+    });
+    cookies
+        .iter()
+        .map(|c| format!("{}={}", c.name(), c.value()))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A write to `document.cookie` at `url`. Ignored, as browsers do, when it
+/// does not parse, carries HttpOnly, would replace an HttpOnly cookie, or
+/// names a domain the URL does not belong to.
+pub fn store_script_cookie(jar: &mut CookieStore, url: &str, cookie: &str) {
+    let Ok(url) = Url::parse(url) else {
+        return;
+    };
+    let Ok(raw) = RawCookie::parse(cookie.to_owned()) else {
+        return;
+    };
+    if raw.http_only().unwrap_or(false) {
+        return;
+    }
+    let shadows_http_only = jar
+        .matches(&url)
+        .into_iter()
+        .any(|c| c.name() == raw.name() && c.http_only().unwrap_or(false));
+    if shadows_http_only {
+        return;
+    }
+    // A domain mismatch or a public-suffix domain is refused by the jar.
+    let _ = jar.insert_raw(&raw, &url);
+}
+
 /// Turns a reqwest error into text for the agent, surfacing our policy refusal
 /// from inside the resolver instead of reqwest's generic "error sending request".
 fn describe(e: reqwest::Error) -> Refused {

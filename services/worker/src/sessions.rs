@@ -15,7 +15,10 @@ use fleet_proto::{MAX_FONT_BYTES, MAX_FONTS_PER_SESSION};
 use fleet_store::{Routing, SessionStore, StoreError};
 
 use crate::checkpoint::{self, Checkpoint};
-use crate::host::{EngineHost, EvalError, Source, Summary, Tab, TabError, Viewport};
+use crate::host::{
+    DialogPolicy, EngineHost, EvalError, Scroll, SelectOption, Settle, Source, Summary, Support,
+    Tab, TabError, Target, Traversal, TypeText, UserInput, Viewport,
+};
 
 /// Default and largest per-action time budgets (DESIGN §7).
 pub const DEFAULT_BUDGET_MS: u32 = 10_000;
@@ -136,6 +139,56 @@ fn page(s: Summary) -> pb::Page {
             })
             .collect(),
         load_error: s.load_error,
+        fields: s
+            .fields
+            .into_iter()
+            .map(|f| pb::Field {
+                r#ref: f.ref_,
+                kind: f.kind,
+                name: f.name,
+                label: f.label,
+                value: f.value,
+                checked: f.checked,
+            })
+            .collect(),
+        settle: match s.settle {
+            Settle::Settled => "settled",
+            Settle::Quiet => "quiet",
+            Settle::Budget => "budget",
+        }
+        .to_owned(),
+        dialogs: s
+            .dialogs
+            .into_iter()
+            .map(|d| pb::Dialog {
+                kind: d.kind,
+                message: d.message,
+                accepted: d.accepted,
+                answer: d.answer,
+            })
+            .collect(),
+        console: s
+            .console
+            .into_iter()
+            .map(|c| pb::ConsoleEntry {
+                level: c.level,
+                text: c.text,
+            })
+            .collect(),
+    }
+}
+
+/// The engine's form of an input target.
+fn target(t: Option<pb::Target>) -> Result<Target, Failure> {
+    match t.and_then(|t| t.kind) {
+        Some(pb::target::Kind::Selector(s)) => Ok(Target::Selector(s)),
+        Some(pb::target::Kind::Text(s)) => Ok(Target::Text(s)),
+        Some(pb::target::Kind::Ref(s)) => Ok(Target::Ref(s)),
+        Some(pb::target::Kind::Point(p)) => Ok(Target::Point((p.x, p.y))),
+        None => Err(Failure::new(
+            ErrorCode::InvalidArgument,
+            "the action needs a target: selector, text, ref or point",
+        )),
     }
 }
 
@@ -515,11 +568,30 @@ fn page_of(output: &ActionOutput) -> Option<(String, String)> {
         action_output::Kind::Page(p) => p,
         action_output::Kind::Evaluate(e) => e.page.as_ref()?,
         action_output::Kind::Screenshot(s) => s.page.as_ref()?,
+        action_output::Kind::Accessibility(a) => a.page.as_ref()?,
         action_output::Kind::Status(_)
         | action_output::Kind::Closed(_)
-        | action_output::Kind::Font(_) => return None,
+        | action_output::Kind::Font(_)
+        | action_output::Kind::Capabilities(_) => return None,
     };
     Some((page.url.clone(), page.title.clone()))
+}
+
+/// Accessibility tree nodes listed when the action names no cap.
+const DEFAULT_A11Y_NODES: u32 = 500;
+/// Most accessibility tree nodes one action may ask for.
+const MAX_A11Y_NODES: u32 = 5_000;
+
+/// An input action; a target that matched nothing is the caller's mistake.
+async fn input(
+    tab: &mut Tab,
+    action: &UserInput,
+    budget: Duration,
+) -> Result<action_output::Kind, Failure> {
+    match tab.input(action, budget).await? {
+        Ok(summary) => Ok(action_output::Kind::Page(page(summary))),
+        Err(reason) => Err(Failure::new(ErrorCode::InvalidArgument, reason)),
+    }
 }
 
 async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOutput, Failure> {
@@ -603,6 +675,89 @@ async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOu
                     ));
                 }
             }
+        }
+        Kind::Click(click) => {
+            let action = UserInput::Click(target(click.target)?);
+            input(tab, &action, budget).await?
+        }
+        Kind::Type(typing) => {
+            let action = UserInput::TypeText(TypeText {
+                target: typing.target.map(|t| target(Some(t))).transpose()?,
+                text: typing.text,
+                clear: typing.clear,
+            });
+            input(tab, &action, budget).await?
+        }
+        Kind::PressKey(press) => input(tab, &UserInput::Press(press.key), budget).await?,
+        Kind::Scroll(scroll) => {
+            let action = UserInput::Scroll(Scroll {
+                target: scroll.target.map(|t| target(Some(t))).transpose()?,
+                dx: scroll.dx,
+                dy: scroll.dy,
+            });
+            input(tab, &action, budget).await?
+        }
+        Kind::SelectOption(select) => {
+            let action = UserInput::Select(SelectOption {
+                target: target(select.target)?,
+                value: select.value,
+            });
+            input(tab, &action, budget).await?
+        }
+        Kind::History(history) => {
+            let step = match pb::history::Step::try_from(history.step) {
+                Ok(pb::history::Step::Back) => Traversal::Back,
+                Ok(pb::history::Step::Forward) => Traversal::Forward,
+                Ok(pb::history::Step::Reload) => Traversal::Reload,
+                _ => {
+                    return Err(Failure::new(
+                        ErrorCode::InvalidArgument,
+                        "history needs a step: back, forward or reload",
+                    ));
+                }
+            };
+            action_output::Kind::Page(page(tab.traverse(step, budget).await?))
+        }
+        Kind::Accessibility(a11y) => {
+            let max_nodes = if a11y.max_nodes == 0 {
+                DEFAULT_A11Y_NODES
+            } else {
+                a11y.max_nodes.min(MAX_A11Y_NODES)
+            };
+            let tree = tab.accessibility(max_nodes, budget).await?;
+            action_output::Kind::Accessibility(pb::AccessibilityResult {
+                tree: tree.text,
+                nodes: tree.nodes,
+                truncated: tree.truncated,
+                page: Some(page(tab.inspect(budget).await?)),
+            })
+        }
+        Kind::Capabilities(_) => {
+            let report = tab.capabilities(budget).await?;
+            action_output::Kind::Capabilities(pb::CapabilitiesResult {
+                capabilities: report
+                    .into_iter()
+                    .map(|c| pb::Capability {
+                        name: c.name,
+                        support: match c.support {
+                            Support::Supported => "supported",
+                            Support::Partial => "partial",
+                            Support::Unsupported => "unsupported",
+                            Support::Unverified => "unverified",
+                        }
+                        .to_owned(),
+                        reason: c.reason,
+                    })
+                    .collect(),
+            })
+        }
+        Kind::DialogPolicy(policy) => {
+            let policy = DialogPolicy {
+                accept: policy.accept,
+                prompt_text: policy.prompt_text,
+            };
+            tab.set_dialog_policy(&policy, budget).await?;
+            action_output::Kind::Page(page(tab.inspect(budget).await?))
         }
         Kind::Status(_) | Kind::Close(_) => {
             return Err(Failure::new(
