@@ -36,6 +36,8 @@ enum Command {
     Keys(KeysCommand),
     /// Measure the fleet side by side with headless Chromium (or run the load test).
     Bench(fleet_bench::BenchConfig),
+    /// Write the fidelity corpus's golden files from headless Chromium (scripts/goldens.sh).
+    Goldens(fleet_bench::fidelity::GoldensConfig),
 }
 
 #[derive(Debug, clap::Args)]
@@ -227,6 +229,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let binary = std::env::current_exe().context("finding the servo-fleet binary")?;
             fleet_bench::run(config, binary).await
         }
+        Command::Goldens(config) => fleet_bench::fidelity::goldens::run(config).await,
         Command::Keys(KeysCommand::Create { tenant, store }) => {
             if tenant.trim().is_empty() {
                 bail!("--tenant must not be empty");

@@ -99,6 +99,71 @@ async fn each_kind_of_bad_input_is_refused_with_a_specific_message_and_stores_no
             json!({"actions": [{"html": "<p>", "color": "red"}]}),
             "unknown field \"color\"",
         ),
+        (
+            "servo_type",
+            json!({"actions": [{"sessionID": id, "text": "x".repeat(10_001)}]}),
+            "actions[0].text is 10001 characters; the limit is 10000",
+        ),
+        (
+            "servo_press_key",
+            json!({"actions": [{"sessionID": id, "key": "k".repeat(65)}]}),
+            "actions[0].key is 65 characters; the limit is 64",
+        ),
+        (
+            "servo_click",
+            json!({"actions": [{"sessionID": id}]}),
+            "actions[0] needs a target: exactly one of selector, visible text, ref or a point (x and y)",
+        ),
+        (
+            "servo_click",
+            json!({"actions": [{"sessionID": id, "x": 10_000.5, "y": 1}]}),
+            "actions[0].x must be a number from 0 to 10000; got 10000.5",
+        ),
+        (
+            "servo_click",
+            json!({"actions": [{"sessionID": id, "ref": "12"}]}),
+            "actions[0].ref must be an element reference",
+        ),
+        (
+            "servo_click",
+            json!({"actions": [{"selector": "a"}]}),
+            "actions[0].sessionID is required",
+        ),
+        (
+            "servo_click",
+            json!({"actions": [{"sessionID": id, "selector": "x".repeat(1025)}]}),
+            "actions[0].selector is 1025 characters; the limit is 1024",
+        ),
+        (
+            "servo_scroll",
+            json!({"actions": [{"sessionID": id, "dy": 1_000_001}]}),
+            "actions[0].dy must be a number from -1000000 to 1000000; got 1000001",
+        ),
+        (
+            "servo_accessibility_tree",
+            json!({"actions": [{"sessionID": id, "maxNodes": 5001}]}),
+            "actions[0].maxNodes must be 1 to 5000; got 5001",
+        ),
+        (
+            "servo_select_option",
+            json!({"actions": [{"sessionID": id, "selector": "select", "value": "v".repeat(1025)}]}),
+            "actions[0].value is 1025 characters; the limit is 1024",
+        ),
+        (
+            "servo_history",
+            json!({"actions": [{"sessionID": id, "step": "sideways"}]}),
+            "actions[0].step must be back, forward or reload; got \"sideways\"",
+        ),
+        (
+            "servo_dialog_policy",
+            json!({"actions": [{"sessionID": id}]}),
+            "actions[0].accept is required",
+        ),
+        (
+            "servo_dialog_policy",
+            json!({"actions": [{"sessionID": id, "accept": true, "promptText": "p".repeat(10_001)}]}),
+            "actions[0].promptText is 10001 characters; the limit is 10000",
+        ),
     ];
     for (tool, args, expected) in cases {
         let (out, raw) = call(&client, tool, args).await;

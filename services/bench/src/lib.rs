@@ -1,9 +1,12 @@
 //! `servo-fleet bench`: the fleet measured side by side with headless Chromium in
 //! the same run, so every figure is a ratio taken on the same noisy machine.
 //! [`suite`] holds the rows, [`load`] the load test, [`chromium`] the CDP driver.
+//! [`fidelity`] holds the engine-fidelity corpus tooling: its server, the goldens
+//! taken from Chromium (`servo-fleet goldens`) and the comparison with them.
 
 pub mod chromium;
 pub mod corpus;
+pub mod fidelity;
 pub mod fleet;
 pub mod load;
 pub mod mcp;
