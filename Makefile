@@ -5,7 +5,7 @@ CARGO_TARGET_DIR ?= $(HOME)/.cache/servo-fleet/target
 FLEET_ENGINE_CACHE_DIR ?= $(HOME)/.cache/servo-fleet/engine
 export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR
 
-.PHONY: run test bench bench-quick load deps services check
+.PHONY: run test bench bench-quick load goldens deps services check
 
 run: deps
 	cargo run --release -- serve
@@ -22,6 +22,11 @@ bench-quick: deps services
 
 load: deps services
 	cargo run --release -- bench --load
+
+# Rewrites tests/corpus/golden/*.json from headless Chromium after a corpus page
+# changed (commit them with the page); `make test` compares the engine with them.
+goldens: deps
+	./scripts/goldens.sh
 
 test: deps services tests/clients/ts/node_modules
 	cargo test --no-fail-fast

@@ -86,7 +86,7 @@ fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
 }
 
 async fn screenshot(tab: &mut Tab) -> Vec<u8> {
-    tab.screenshot(BUDGET)
+    tab.screenshot(false, BUDGET)
         .await
         .expect("screenshot call")
         .expect("screenshot")

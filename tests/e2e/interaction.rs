@@ -423,6 +423,13 @@ async fn links_forms_and_history_navigate_the_tab() {
     let (site, _) = sites().await;
     let id = open(&client, &format!("{site}/links")).await;
 
+    // A full-page screenshot covers the whole document; the viewport stays.
+    let r = act(&client, "servo_screenshot", &id, json!({"fullPage": true})).await;
+    assert_eq!(r["response"]["width"], 1280, "{r:#}");
+    assert!(r["response"]["height"].as_u64().unwrap() > 3000, "{r:#}");
+    let r = act(&client, "servo_screenshot", &id, json!({})).await;
+    assert_eq!(r["response"]["height"], 720, "{r:#}");
+
     // A fragment link stays in the document: the URL, hashchange, scroll.
     let r = act(&client, "servo_click", &id, json!({"visibleText": "Jump"})).await;
     assert_eq!(ok_page(&r)["url"], format!("{site}/links#section"));

@@ -134,7 +134,7 @@ pub async fn run(config: &SuiteConfig) -> anyhow::Result<SuiteReport> {
     let mut fleet_rows = Vec::new();
     rows.push(create_row(&mcp, &chromium, sizes.create).await?);
     settle(&chromium, baseline).await;
-    rows.push(corpus_row(&mcp, &chromium, &site, sizes.corpus_rounds).await?);
+    rows.extend(corpus_rows(&mcp, &chromium, &site, sizes.corpus_rounds).await?);
     settle(&chromium, baseline).await;
     rows.push(screenshot_row(&mcp, &chromium, &site, sizes.screenshots).await?);
     for &n in sizes.memory {
@@ -249,13 +249,15 @@ async fn close(mcp: &Mcp, id: &str) -> anyhow::Result<()> {
 }
 
 /// Load + text extraction of every corpus page: `servo_navigate` (which returns the
-/// page's text) vs `Page.navigate` + `innerText`.
-async fn corpus_row(
+/// page's text) vs `Page.navigate` + `innerText`; and the same pages loaded by the
+/// engine in this process, through the worker's wasmtime host with no gateway,
+/// worker process or checkpoint in between: the engine's own cost per page.
+async fn corpus_rows(
     mcp: &Mcp,
     chromium: &Chromium,
     site: &str,
     rounds: usize,
-) -> anyhow::Result<Row> {
+) -> anyhow::Result<Vec<Row>> {
     progress(&format!("load + extract, {} pages ×{rounds}", PAGES.len()));
     let (id, _) = mcp.act("servo_navigate", json!({ "html": SMALL })).await?;
     let context = chromium.new_context().await?;
@@ -290,15 +292,73 @@ async fn corpus_row(
     }
     close(mcp, &id).await?;
     context.close().await?;
-    Ok(Row::new(
-        "page load + text extraction (corpus)",
-        Unit::Millis,
-        &ours,
-        &theirs,
-    ))
+    let engine = engine_samples(site, rounds).await?;
+    Ok(vec![
+        Row::new(
+            "page load + text extraction (corpus)",
+            Unit::Millis,
+            &ours,
+            &theirs,
+        ),
+        Row::new(
+            "page load + text extraction, engine in-process (corpus)",
+            Unit::Millis,
+            &engine,
+            &theirs,
+        ),
+    ])
 }
 
-/// A viewport screenshot of the landing page, 1280×720.
+/// Loads every corpus page `rounds` times in one tab of an in-process engine
+/// host (the worker's, with the worker's default compiled-component cache).
+async fn engine_samples(site: &str, rounds: usize) -> anyhow::Result<Samples> {
+    use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
+    let policy = fleet_policy::NetPolicy {
+        allow_private: vec![
+            "127.0.0.0/8"
+                .parse()
+                .context("parsing the loopback range")?,
+        ],
+    };
+    let fetcher = fleet_worker::net::Fetcher::new(policy, 8 << 20)?;
+    let host = EngineHost::new(
+        HostConfig {
+            capacity: 1,
+            memory_cap: 512 << 20,
+            cache_dir: fleet_worker::config::default_cache_dir(),
+            perf_map: false,
+        },
+        fetcher,
+    )?;
+    let mut tab = host
+        .new_tab(Viewport {
+            width: 1280,
+            height: 720,
+        })
+        .await?;
+    let budget = Duration::from_secs(10);
+    let mut samples = Samples::new();
+    // One round to warm the tab, as the other rows warm theirs.
+    for (name, _) in PAGES {
+        tab.load(Source::Url(format!("{site}/{name}")), budget)
+            .await?;
+    }
+    for _ in 0..rounds {
+        for (name, _) in PAGES {
+            let t = Instant::now();
+            let summary = tab
+                .load(Source::Url(format!("{site}/{name}")), budget)
+                .await?;
+            samples.push_duration(t.elapsed());
+            anyhow::ensure!(
+                !summary.text.is_empty(),
+                "the engine read no text from {name}"
+            );
+        }
+    }
+    Ok(samples)
+}
+
 async fn screenshot_row(
     mcp: &Mcp,
     chromium: &Chromium,

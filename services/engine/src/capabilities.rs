@@ -199,11 +199,12 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "render.screenshot",
         implemented: true,
-        gaps: "viewport only (no full-page capture); no SVG images; <select> is not painted",
+        gaps: "no SVG images; <select> is not painted; full-page captures stop at 16,384 px",
         what: "",
         checks: &[
             "loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text",
             "indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore",
+            "links_forms_and_history_navigate_the_tab",
         ],
     },
     Feature {

@@ -59,8 +59,8 @@ impl Guest for Engine {
         value
     }
 
-    fn screenshot() -> Result<Vec<u8>, String> {
-        tab::screenshot()
+    fn screenshot(full_page: bool) -> Result<Vec<u8>, String> {
+        tab::screenshot(full_page)
     }
 
     fn register_font(data: Vec<u8>) -> Result<Vec<String>, String> {

@@ -721,11 +721,32 @@ pub(crate) fn accessibility(
     })
 }
 
-/// Lay out and paint the viewport.
-pub(crate) fn screenshot() -> Result<Vec<u8>, String> {
+/// Tallest full-page screenshot, pixels.
+const MAX_FULL_PAGE_HEIGHT: u32 = 16_384;
+/// Most pixels of a full-page screenshot (the frame alone is 4 bytes each).
+const MAX_FULL_PAGE_PIXELS: u32 = 32 * 1024 * 1024;
+
+/// Lay out and paint the viewport, or with `full_page` the whole document
+/// (capped): the viewport is stretched to the document for the paint, then
+/// put back with the scroll position.
+pub(crate) fn screenshot(full_page: bool) -> Result<Vec<u8>, String> {
     with_tab(|tab| {
         tab.resolve();
         let (width, height) = (tab.width, tab.height);
-        render::screenshot(tab.document(), width, height)
+        if !full_page {
+            return render::screenshot(tab.document(), width, height);
+        }
+        let (_, content_height) = tab.document_scroll_size();
+        let cap = MAX_FULL_PAGE_HEIGHT.min(MAX_FULL_PAGE_PIXELS / width.max(1));
+        let full = (content_height.ceil() as u32).clamp(height, cap.max(height));
+        let scroll = tab.document().viewport_scroll();
+        tab.document().set_viewport(viewport(width, full));
+        scroll_root_to(tab.document(), 0.0, 0.0);
+        tab.resolve();
+        let png = render::screenshot(tab.document(), width, full);
+        tab.document().set_viewport(viewport(width, height));
+        tab.resolve();
+        scroll_root_to(tab.document(), scroll.x, scroll.y);
+        png
     })
 }

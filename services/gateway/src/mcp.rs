@@ -126,7 +126,7 @@ impl ToolKind {
                 "Evaluate JavaScript in tabs and return the completion value as JSON (promises are awaited). Side effects on the page are kept."
             }
             Self::Screenshot => {
-                "Take a PNG screenshot of each tab's viewport; images are returned as image content blocks in action order."
+                "Take a PNG screenshot of each tab's viewport, or with fullPage the whole page; images are returned as image content blocks in action order."
             }
             Self::Status => {
                 "Report a session's lifecycle state: status, updatedAt, expiresAt, runtimeAvailable, resumable, and what a restore does not bring back."
@@ -185,8 +185,12 @@ impl ToolKind {
                 }),
                 vec!["script"],
             ),
-            Self::Inspect | Self::Screenshot => (
-                json!({"maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}}),
+            Self::Inspect => (json!({"maxDurationMs": duration()}), vec![]),
+            Self::Screenshot => (
+                json!({
+                    "fullPage": {"type": "boolean", "default": false, "description": "The whole page from its top (at most 16,384 px high) instead of the viewport."},
+                    "maxDurationMs": duration()
+                }),
                 vec![],
             ),
             Self::Status | Self::Close => (json!({}), vec!["sessionID"]),
@@ -476,7 +480,17 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
             script: string("script")?
                 .ok_or_else(|| invalid(format!("actions[{i}].script is required")))?,
         }),
-        ToolKind::Screenshot => Kind::Screenshot(pb::Screenshot {}),
+        ToolKind::Screenshot => Kind::Screenshot(pb::Screenshot {
+            full_page: match obj.get("fullPage") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].fullPage must be true or false"
+                    )));
+                }
+            },
+        }),
         ToolKind::Status => Kind::Status(pb::SessionStatus {}),
         ToolKind::Close => Kind::Close(pb::CloseSession {}),
         ToolKind::Click => Kind::Click(pb::Click {

@@ -90,7 +90,7 @@ async fn main() -> anyhow::Result<()> {
         );
     }
     let t = Instant::now();
-    match tab.screenshot(budget).await? {
+    match tab.screenshot(false, budget).await? {
         Ok(png) => {
             std::fs::write(out, &png)?;
             eprintln!("screenshot {} bytes in {:?}", png.len(), t.elapsed());

@@ -71,7 +71,8 @@ impl WorkerConfig {
     }
 }
 
-fn default_cache_dir() -> PathBuf {
+/// Where compiled engine components are cached when no directory is configured.
+pub fn default_cache_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
         return PathBuf::from(dir).join("servo-fleet");
     }

@@ -370,9 +370,10 @@ impl Tab {
     /// Paints the viewport to PNG.
     pub async fn screenshot(
         &mut self,
+        full_page: bool,
         budget: Duration,
     ) -> Result<Result<Vec<u8>, String>, TabError> {
-        guest_call!(self, budget, call_screenshot())
+        guest_call!(self, budget, call_screenshot(full_page))
     }
 
     /// Performs an input action; the error says which target matched nothing.

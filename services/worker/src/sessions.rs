@@ -628,7 +628,7 @@ async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOu
                 ));
             }
         },
-        Kind::Screenshot(_) => match tab.screenshot(budget).await? {
+        Kind::Screenshot(shot) => match tab.screenshot(shot.full_page, budget).await? {
             Ok(png) => {
                 let (width, height) = png_size(&png);
                 action_output::Kind::Screenshot(pb::ScreenshotResult {
