@@ -12,6 +12,7 @@ use blitz_dom::{BaseDocument, NodeId, ScrollBehavior, ScrollLogicalPosition};
 use crate::a11y;
 use crate::bindings::exports::fleet::engine::page::{Summary, Target, UserInput};
 use crate::inspect::{attr, collapse_whitespace};
+use crate::js::from_id;
 use crate::{js, tab};
 
 /// Elements looked at when matching by text, at most.
@@ -55,10 +56,6 @@ pub(crate) fn perform(action: UserInput) -> Result<Summary, String> {
     outcome?;
     tab::follow();
     Ok(tab::inspect())
-}
-
-fn from_id(id: NodeId) -> f64 {
-    id.as_u64() as f64
 }
 
 /// Find the element `target` names, scroll it into view and pick the point.

@@ -23,6 +23,8 @@
 mod natives;
 mod web;
 
+pub(crate) use natives::from_id;
+
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
@@ -623,10 +625,6 @@ pub(crate) fn run_page_scripts() -> Settle {
             pump(&ctx, &hooks)
         })
     })
-}
-
-fn from_id(id: NodeId) -> f64 {
-    id.as_u64() as f64
 }
 
 /// Run an input hook of the prelude (`userClick`, `userType`, ...) and pump

@@ -21,7 +21,7 @@ use crate::{indexeddb, inspect, storage, tab};
 /// `innerText` of one element is read in full by scripts, up to this cap.
 const MAX_INNER_TEXT_CHARS: usize = 50 * MAX_TEXT_CHARS;
 
-fn to_id(raw: f64) -> NodeId {
+pub(super) fn to_id(raw: f64) -> NodeId {
     if (0.0..9_007_199_254_740_992.0).contains(&raw) {
         NodeId::from_u64(raw as u64)
     } else {
@@ -30,13 +30,14 @@ fn to_id(raw: f64) -> NodeId {
     }
 }
 
-fn from_id(id: NodeId) -> f64 {
+/// A node id as JavaScript sees it.
+pub(crate) fn from_id(id: NodeId) -> f64 {
     id.as_u64() as f64
 }
 
 /// Run `f` on the tab, or throw if the tab is busy (which would be a bug: no
 /// export holds the tab while JavaScript runs).
-fn with_tab<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut Tab) -> Result<R>) -> Result<R> {
+pub(super) fn with_tab<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut Tab) -> Result<R>) -> Result<R> {
     tab::try_with_tab(f)
         .unwrap_or_else(|| Err(Exception::throw_internal(ctx, "the document is busy")))
 }
@@ -47,7 +48,7 @@ fn with_doc<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut BaseDocument) -> Result<
 }
 
 /// The id if it names a live node.
-fn live(doc: &BaseDocument, raw: f64) -> Option<NodeId> {
+pub(super) fn live(doc: &BaseDocument, raw: f64) -> Option<NodeId> {
     let id = to_id(raw);
     doc.get_node(id).map(|_| id)
 }

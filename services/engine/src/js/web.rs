@@ -4,37 +4,14 @@
 //! computed style, node cloning, text encodings and randomness.
 
 use blitz_dom::node::NodeData;
-use blitz_dom::{BaseDocument, NodeId};
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Result, TypedArray};
 use style::properties::{PropertyDeclarationId, PropertyId};
 use url::Url;
 
+use super::natives::{from_id, live, with_tab};
 use crate::bindings::fleet::engine::network;
 use crate::navigation::{Pending, Request};
-use crate::tab::{self, Tab};
 use crate::{inspect, net};
-
-fn with_tab<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut Tab) -> Result<R>) -> Result<R> {
-    tab::try_with_tab(f)
-        .unwrap_or_else(|| Err(Exception::throw_internal(ctx, "the document is busy")))
-}
-
-fn to_id(raw: f64) -> NodeId {
-    if (0.0..9_007_199_254_740_992.0).contains(&raw) {
-        NodeId::from_u64(raw as u64)
-    } else {
-        NodeId::default()
-    }
-}
-
-fn from_id(id: NodeId) -> f64 {
-    id.as_u64() as f64
-}
-
-fn live(doc: &BaseDocument, raw: f64) -> Option<NodeId> {
-    let id = to_id(raw);
-    doc.get_node(id).map(|_| id)
-}
 
 /// The bytes of a `Uint8Array`, copied.
 fn bytes(array: &TypedArray<'_, u8>) -> Vec<u8> {
