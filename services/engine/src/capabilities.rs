@@ -35,14 +35,14 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "dom.forms",
         implemented: true,
-        gaps: "a field's live value is its `value` attribute (getAttribute('value') sees typed text); no selection ranges",
+        gaps: "no selection ranges or caret; an option's selectedness is its `selected` attribute, so `defaultSelected` follows it",
         what: "",
         checks: &["forms", "forms_submit_by_get_and_post_with_typed_values"],
     },
     Feature {
         name: "dom.style-and-layout",
         implemented: true,
-        gaps: "getComputedStyle serializes Stylo's computed (not resolved) values: widths may read `auto`",
+        gaps: "getComputedStyle resolves sizes, margins and paddings from layout and gives Stylo's computed values for the rest; of transforms, only translations move boxes",
         what: "",
         checks: &["layout"],
     },
