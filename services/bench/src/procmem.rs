@@ -220,9 +220,11 @@ mod tests {
     #[test]
     fn processes_are_found_by_a_unique_argument() {
         let marker = format!("procmem-marker-{}", std::process::id());
+        // The shell blocks in its `read` builtin: it neither execs nor forks, so no
+        // second process (a forked child before its exec) can carry the marker too.
         let mut child = std::process::Command::new("sh")
-            // A compound command, so the shell cannot exec `sleep` and lose its arguments.
-            .args(["-c", "sleep 5; true", &marker])
+            .args(["-c", "read _", &marker])
+            .stdin(std::process::Stdio::piped())
             .spawn()
             .unwrap();
         // `spawn` can return while the child is still inside execve, before its new
