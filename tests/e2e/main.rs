@@ -12,6 +12,7 @@ mod fleet;
 mod fonts;
 mod grpc;
 mod harness;
+mod images;
 mod interaction;
 mod lifecycle;
 mod serve;

@@ -199,13 +199,20 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "render.screenshot",
         implemented: true,
-        gaps: "no SVG images; <select> is not painted; full-page captures stop at 16,384 px",
+        gaps: "<select> is not painted; full-page captures stop at 16,384 px",
         what: "",
         checks: &[
             "loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text",
             "indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore",
             "links_forms_and_history_navigate_the_tab",
         ],
+    },
+    Feature {
+        name: "render.images",
+        implemented: true,
+        gaps: "SVG <text> has no fonts to draw with: usvg reads only system fonts, and the sandbox has none",
+        what: "",
+        checks: &["images_in_every_format_are_decoded_and_painted"],
     },
     Feature {
         name: "render.fonts",
