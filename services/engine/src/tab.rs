@@ -81,6 +81,10 @@ pub(crate) struct Tab {
     pub dialogs: Vec<Dialog>,
     /// How the event loop ended after the last action.
     pub settle: Settle,
+    /// Whether the viewport changed since the last layout. Blitz applies a new
+    /// viewport to the style device only in a full `resolve`, so styles that
+    /// depend on it (media queries, `vw`) need one before they can be read.
+    device_changed: bool,
 }
 
 impl Tab {
@@ -103,6 +107,7 @@ impl Tab {
             },
             dialogs: Vec::new(),
             settle: Settle::Settled,
+            device_changed: false,
         }
     }
 
@@ -137,6 +142,7 @@ impl Tab {
 
     /// Bring style and layout up to date (and apply loaded resources).
     pub fn resolve(&mut self) {
+        self.device_changed = false;
         let net = self.net.clone();
         let doc = self.document();
         for _ in 0..MAX_RESOLVE_PASSES {
@@ -151,6 +157,32 @@ impl Tab {
         let scroll = doc.viewport_scroll();
         if scroll != Point::ZERO {
             scroll_root_to(doc, scroll.x, scroll.y);
+        }
+    }
+
+    /// Bring computed styles up to date without laying out: enough to read the
+    /// page's text, links and fields, which depend on `display` and
+    /// `visibility` but not on geometry. Layout waits until something needs it
+    /// (a paint, a box, a hit test, a scroll position), as in a browser: on the
+    /// bench's table and article pages it was most of the time of a load.
+    pub fn resolve_style(&mut self) {
+        if self.device_changed {
+            return self.resolve();
+        }
+        let net = self.net.clone();
+        let doc = self.document();
+        for _ in 0..MAX_RESOLVE_PASSES {
+            let before = net.completed();
+            doc.handle_messages();
+            // What `resolve` checks first: Blitz styles from the root element,
+            // and not while render-blocking stylesheets are still loading.
+            if doc.try_root_element().is_none() || doc.has_pending_critical_resources() {
+                return;
+            }
+            doc.resolve_stylist(0.0);
+            if net.completed() == before {
+                break;
+            }
         }
     }
 
@@ -366,6 +398,7 @@ pub(crate) fn set_viewport(width: u32, height: u32) {
         tab.height = height;
         if let Some(doc) = tab.doc.as_mut() {
             doc.set_viewport(viewport(width, height));
+            tab.device_changed = true;
         }
     });
 }
@@ -689,7 +722,7 @@ pub(crate) fn dialog_policy() -> DialogPolicy {
 pub(crate) fn inspect() -> Summary {
     let console = js::take_console();
     with_tab(|tab| {
-        tab.resolve();
+        tab.resolve_style();
         let url = tab.url.clone();
         let load_error = tab.load_error.clone();
         let dialogs = std::mem::take(&mut tab.dialogs);
