@@ -5,7 +5,8 @@
 //! a small layer of native functions over the Blitz document ([`natives`]) and a
 //! JavaScript prelude (`bootstrap.js`) that builds `window`, `document`,
 //! elements, events, timers, `location`, `console` and `localStorage` on them;
-//! `indexeddb.js` adds IndexedDB on top of the prelude.
+//! `indexeddb.js` adds IndexedDB on top of the prelude. The preludes are
+//! compiled once per instance and kept as bytecode for later realms.
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
 //! its budget gets an uncatchable exception, so `while (true) {}` costs the tab
@@ -26,13 +27,14 @@ mod web;
 pub(crate) use natives::from_id;
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use blitz_dom::{BaseDocument, NodeId};
 use rquickjs::context::EvalOptions;
 use rquickjs::{
-    CatchResultExt, CaughtError, Coerced, Context, Ctx, FromJs, Function, Object, Persistent,
-    Runtime, Value,
+    CatchResultExt, CaughtError, Coerced, Context, Ctx, FromJs, Function, Module, Object,
+    Persistent, Runtime, Value, WriteOptions,
 };
 
 use crate::bindings::exports::fleet::engine::page::{self as wit, EvalError, Settle};
@@ -48,6 +50,11 @@ const WEB: &str = include_str!("web.js");
 const INPUT: &str = include_str!("input.js");
 /// Heap limit of one realm.
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
+/// Heap size at which a realm's first garbage collection runs. QuickJS starts
+/// at 256 KiB and grows the threshold by half after each collection, so a new
+/// realm, whose prelude alone allocates a few MiB, would stop several times to
+/// mark objects that are all alive.
+const GC_THRESHOLD: usize = 4 * 1024 * 1024;
 /// QuickJS's stack limit, measured on the guest's shadow stack (linear memory).
 /// QuickJS compiles this check out on WASI; `tools/wasi-sdk/bin/clang` turns it
 /// back on, so runaway recursion is a catchable `RangeError` instead of a trap
@@ -106,6 +113,9 @@ thread_local! {
     static CONSOLE: RefCell<Vec<ConsoleEntry>> = const { RefCell::new(Vec::new()) };
     /// How many console entries a summary has reported.
     static REPORTED: Cell<usize> = const { Cell::new(0) };
+    /// Bytecode of each prelude, by name: written once per instance (four
+    /// buffers, never freed, see [`prelude`]).
+    static PRELUDE_CODE: RefCell<HashMap<&'static str, &'static [u8]>> = RefCell::new(HashMap::new());
 }
 
 /// Drop the realm and the console entries already reported (on `load`);
@@ -188,20 +198,14 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
     let runtime =
         Runtime::new().map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
     runtime.set_memory_limit(MEMORY_LIMIT);
+    runtime.set_gc_threshold(GC_THRESHOLD);
     runtime.set_max_stack_size(MAX_STACK);
     runtime.set_interrupt_handler(Some(Box::new(deadline_passed)));
     let context = Context::full(&runtime)
         .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
     let hooks = context.with(|ctx| -> Result<_, String> {
         let native = natives::install(&ctx).map_err(|e| e.to_string())?;
-        let prelude = |source: &str, name: &str| -> Result<Function, String> {
-            let mut options = EvalOptions::default();
-            options.strict = true;
-            options.filename = Some(format!("fleet:{name}"));
-            ctx.eval_with_options(source, options)
-                .catch(&ctx)
-                .map_err(|e| format!("the DOM prelude ({name}) failed: {}", describe(&e)))
-        };
+        let prelude = |source: &str, name: &'static str| prelude(&ctx, source, name);
         let hooks: Object = prelude(BOOTSTRAP, "bootstrap.js")?
             .call((native.clone(),))
             .catch(&ctx)
@@ -234,6 +238,51 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
         });
     });
     Ok((context, hooks))
+}
+
+/// The function a prelude evaluates to.
+///
+/// The first realm of this instance compiles each prelude as a module whose
+/// default export is that function, and keeps the module's bytecode; later
+/// realms (every navigation makes one) read the bytecode instead of parsing
+/// the ≈220 KB of prelude source again.
+fn prelude<'js>(ctx: &Ctx<'js>, source: &str, name: &'static str) -> Result<Function<'js>, String> {
+    let failed = |e: CaughtError<'_>| format!("the DOM prelude ({name}) failed: {}", describe(&e));
+    let module = match PRELUDE_CODE.with(|code| code.borrow().get(name).copied()) {
+        #[allow(unsafe_code)]
+        // SAFETY: `Module::load` trusts its bytes to be valid QuickJS bytecode and,
+        // as it reads them as ROM data, to outlive the module. These bytes were
+        // written by `Module::write` in this instance, by this QuickJS, from our
+        // own prelude source, and are leaked, so they live as long as any runtime.
+        Some(bytecode) => unsafe { Module::load(ctx.clone(), bytecode) }
+            .catch(ctx)
+            .map_err(failed)?,
+        None => {
+            let module = Module::declare(
+                ctx.clone(),
+                format!("fleet:{name}"),
+                format!("export default {source}"),
+            )
+            .catch(ctx)
+            .map_err(failed)?;
+            let bytecode = module
+                .write(WriteOptions {
+                    // Prelude functions need neither their source text nor line
+                    // tables at run time; both would be read back every realm.
+                    strip_source: true,
+                    strip_debug: true,
+                    ..WriteOptions::default()
+                })
+                .catch(ctx)
+                .map_err(failed)?;
+            let bytecode: &'static [u8] = Box::leak(bytecode.into_boxed_slice());
+            PRELUDE_CODE.with(|code| code.borrow_mut().insert(name, bytecode));
+            module
+        }
+    };
+    let (module, done) = module.eval().catch(ctx).map_err(failed)?;
+    done.finish::<()>().catch(ctx).map_err(failed)?;
+    module.get("default").catch(ctx).map_err(failed)
 }
 
 /// Human-readable text of a caught exception.
