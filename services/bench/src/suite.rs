@@ -147,6 +147,7 @@ pub async fn run(config: &SuiteConfig) -> anyhow::Result<SuiteReport> {
     rows.push(restore_row(&mcp, &fleet, &chromium, &site, sizes.restores).await?);
     settle(&chromium, baseline).await;
     fleet_rows.extend(create_stages(&mcp, &fleet, sizes.create).await?);
+    fleet_rows.extend(corpus_stages(&mcp, &fleet, &site, sizes.corpus_rounds).await?);
     fleet_rows.push(gateway_overhead(&mcp, &fleet, sizes.direct_calls).await?);
     fleet_rows.extend(checkpoint_cost(&mcp, &fleet, &site, sizes.checkpoint_calls).await?);
 
@@ -262,6 +263,15 @@ async fn corpus_rows(
     let (id, _) = mcp.act("servo_navigate", json!({ "html": SMALL })).await?;
     let context = chromium.new_context().await?;
     let page = context.new_page().await?;
+    // One untimed round on each side, just before its timed ones: the session's
+    // engine instance builds its per-instance caches (stylesheets, fonts,
+    // prelude bytecode) on its first pages, as Chromium's new page fills its
+    // caches on its first loads.
+    for (name, _) in PAGES {
+        let url = format!("{site}/{name}");
+        mcp.act("servo_navigate", json!({ "sessionID": id, "url": url }))
+            .await?;
+    }
     let (mut ours, mut theirs) = (Samples::new(), Samples::new());
     for _ in 0..rounds {
         for (name, _) in PAGES {
@@ -276,6 +286,9 @@ async fn corpus_rows(
                 "the fleet read no text from {name}"
             );
         }
+    }
+    for (name, _) in PAGES {
+        page.navigate(&format!("{site}/{name}")).await?;
     }
     for _ in 0..rounds {
         for (name, _) in PAGES {
@@ -760,6 +773,72 @@ async fn create_stages(mcp: &Mcp, fleet: &Fleet, n: usize) -> anyhow::Result<Vec
     for id in &ids {
         close(mcp, id).await?;
     }
+    Ok(stage_rows(
+        "session create",
+        &client,
+        &before,
+        &after,
+        [
+            "auth, validation, session row insert, route claim, gRPC to the worker",
+            "route check, instantiate, parse/style/layout/scripts, text",
+            "snapshot and the Postgres transaction writing every part of a new session",
+        ],
+    ))
+}
+
+/// Where the time of a corpus page load in an open, warmed session goes, split
+/// as [`create_stages`] splits a create, as means over `rounds` passes of the
+/// corpus.
+async fn corpus_stages(
+    mcp: &Mcp,
+    fleet: &Fleet,
+    site: &str,
+    rounds: usize,
+) -> anyhow::Result<Vec<FleetRow>> {
+    progress(&format!("where a corpus page load goes ×{rounds}"));
+    let (id, _) = mcp.act("servo_navigate", json!({ "html": SMALL })).await?;
+    for (name, _) in PAGES {
+        let url = format!("{site}/{name}");
+        mcp.act("servo_navigate", json!({ "sessionID": id, "url": url }))
+            .await?;
+    }
+    let before = Metrics::read(fleet).await?;
+    let mut client = Samples::new();
+    for _ in 0..rounds {
+        for (name, _) in PAGES {
+            let t = Instant::now();
+            mcp.act(
+                "servo_navigate",
+                json!({ "sessionID": id, "url": format!("{site}/{name}") }),
+            )
+            .await?;
+            client.push_duration(t.elapsed());
+        }
+    }
+    let after = Metrics::read(fleet).await?;
+    close(mcp, &id).await?;
+    Ok(stage_rows(
+        "corpus page load",
+        &client,
+        &before,
+        &after,
+        [
+            "auth, validation, session row read, route read, gRPC to the worker",
+            "route check, fetch, parse/style/layout/scripts, text and links",
+            "snapshot and the Postgres transaction writing the changed parts",
+        ],
+    ))
+}
+
+/// The stage rows of calls timed by the client (`client`) between two metric
+/// readings; `notes` say what the gateway, the worker and the checkpoint did.
+fn stage_rows(
+    what: &str,
+    client: &Samples,
+    before: &Metrics,
+    after: &Metrics,
+    [gateway_note, worker_note, checkpoint_note]: [&str; 3],
+) -> Vec<FleetRow> {
     let mean = |sum: f64, count: f64| sum / count.max(1.0) * 1000.0;
     let gateway = mean(
         after.call_seconds - before.call_seconds,
@@ -775,13 +854,13 @@ async fn create_stages(mcp: &Mcp, fleet: &Fleet, n: usize) -> anyhow::Result<Vec
         let mut s = Samples::new();
         s.push(ms);
         FleetRow {
-            name: format!("session create: {name}"),
+            name: format!("{what}: {name}"),
             unit: Unit::Millis,
             summary: s.summary(),
             note: note.to_owned(),
         }
     };
-    Ok(vec![
+    vec![
         row(
             "whole call, client's view (mean)",
             client,
@@ -792,22 +871,14 @@ async fn create_stages(mcp: &Mcp, fleet: &Fleet, n: usize) -> anyhow::Result<Vec
             client - gateway,
             "client time minus the gateway's own time to answer",
         ),
-        row(
-            "gateway",
-            gateway - worker,
-            "auth, validation, session row insert, route claim, gRPC to the worker",
-        ),
+        row("gateway", gateway - worker, gateway_note),
         row(
             "worker before the checkpoint",
             worker - checkpoint,
-            "route check, instantiate, parse/style/layout/scripts, text",
+            worker_note,
         ),
-        row(
-            "worker checkpoint",
-            checkpoint,
-            "snapshot and the Postgres transaction writing every part of a new session",
-        ),
-    ])
+        row("worker checkpoint", checkpoint, checkpoint_note),
+    ]
 }
 
 /// The value of an unlabelled metric in Prometheus text, 0 when absent.
