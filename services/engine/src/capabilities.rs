@@ -77,7 +77,7 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "scripts.classic",
         implemented: true,
-        gaps: "scripts run after the whole document is parsed, so a script sees elements that follow it",
+        gaps: "the document is parsed whole before its scripts run: a blocking script sees only what precedes it (the rest is detached while it runs), but document.write appends to <body> instead of writing at the script",
         what: "",
         checks: &["scripts"],
     },
