@@ -43,7 +43,10 @@ pub(super) fn with_tab<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut Tab) -> Resul
 }
 
 /// Run `f` on the document.
-fn with_doc<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut BaseDocument) -> Result<R>) -> Result<R> {
+pub(super) fn with_doc<'js, R>(
+    ctx: &Ctx<'js>,
+    f: impl FnOnce(&mut BaseDocument) -> Result<R>,
+) -> Result<R> {
     with_tab(ctx, |tab| f(tab.document()))
 }
 

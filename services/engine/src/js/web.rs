@@ -8,7 +8,7 @@ use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Result, TypedArray
 use style::properties::{PropertyDeclarationId, PropertyId};
 use url::Url;
 
-use super::natives::{from_id, live, with_tab};
+use super::natives::{from_id, live, with_doc, with_tab};
 use crate::bindings::fleet::engine::network;
 use crate::navigation::{Pending, Request};
 use crate::{inspect, net};
@@ -214,14 +214,13 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
 
     // --- focus ---
     def!("focus", |ctx: Ctx<'js>, id: f64| -> Result<bool> {
-        with_tab(&ctx, |tab| {
-            let doc = tab.document();
+        with_doc(&ctx, |doc| {
             Ok(live(doc, id).is_some_and(|id| doc.set_focus_to(id)))
         })
     });
     def!("blur", |ctx: Ctx<'js>| -> Result<()> {
-        with_tab(&ctx, |tab| {
-            tab.document().clear_focus();
+        with_doc(&ctx, |doc| {
+            doc.clear_focus();
             Ok(())
         })
     });
@@ -230,8 +229,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("controlValue", |ctx: Ctx<'js>,
                           id: f64|
      -> Result<Option<String>> {
-        with_tab(&ctx, |tab| {
-            let doc = tab.document();
+        with_doc(&ctx, |doc| {
             Ok(live(doc, id).and_then(|id| crate::forms::live_value(doc, id)))
         })
     });
@@ -239,16 +237,14 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                              id: f64,
                              value: String|
      -> Result<bool> {
-        with_tab(&ctx, |tab| {
-            let doc = tab.document();
+        with_doc(&ctx, |doc| {
             Ok(live(doc, id).is_some_and(|id| crate::forms::set_live_value(doc, id, &value)))
         })
     });
     def!("controlChecked", |ctx: Ctx<'js>,
                             id: f64|
      -> Result<Option<bool>> {
-        with_tab(&ctx, |tab| {
-            let doc = tab.document();
+        with_doc(&ctx, |doc| {
             Ok(live(doc, id).and_then(|id| crate::forms::live_checked(doc, id)))
         })
     });
@@ -256,8 +252,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                                id: f64,
                                checked: bool|
      -> Result<bool> {
-        with_tab(&ctx, |tab| {
-            let doc = tab.document();
+        with_doc(&ctx, |doc| {
             Ok(live(doc, id).is_some_and(|id| crate::forms::set_live_checked(doc, id, checked)))
         })
     });
@@ -354,8 +349,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                        id: f64,
                        deep: bool|
      -> Result<Option<f64>> {
-        with_tab(&ctx, |tab| {
-            let doc = tab.document();
+        with_doc(&ctx, |doc| {
             let Some(id) = live(doc, id) else {
                 return Ok(None);
             };
