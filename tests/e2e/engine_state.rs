@@ -76,7 +76,7 @@ async fn eval(tab: &mut Tab, script: &str) -> String {
 }
 
 /// RGB of the pixel at (x, y) of a PNG screenshot.
-fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
+pub(crate) fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
     let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
     let mut reader = decoder.read_info().expect("png header");
     let mut buf = vec![0; reader.output_buffer_size().expect("png size")];

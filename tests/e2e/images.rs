@@ -12,6 +12,8 @@ use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
 use fleet_worker::net::{Fetcher, NetPolicy};
 use image::{ImageFormat, Rgb, RgbImage};
 
+use crate::engine_state::pixel;
+
 const BUDGET: Duration = Duration::from_secs(20);
 
 /// Where each image sits (left, top; every box is 100×100 px) and the colour it
@@ -104,13 +106,6 @@ async fn serve() -> String {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     format!("http://{addr}")
-}
-
-fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
-    let shot = image::load_from_memory_with_format(png_bytes, ImageFormat::Png)
-        .expect("the screenshot is a PNG")
-        .to_rgb8();
-    shot.get_pixel(x, y).0
 }
 
 fn near(a: [u8; 3], b: [u8; 3]) -> bool {
