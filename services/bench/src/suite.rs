@@ -267,11 +267,7 @@ async fn corpus_rows(
     // engine instance builds its per-instance caches (stylesheets, fonts,
     // prelude bytecode) on its first pages, as Chromium's new page fills its
     // caches on its first loads.
-    for (name, _) in PAGES {
-        let url = format!("{site}/{name}");
-        mcp.act("servo_navigate", json!({ "sessionID": id, "url": url }))
-            .await?;
-    }
+    warm_up(mcp, &id, site).await?;
     let (mut ours, mut theirs) = (Samples::new(), Samples::new());
     for _ in 0..rounds {
         for (name, _) in PAGES {
@@ -320,6 +316,16 @@ async fn corpus_rows(
             &theirs,
         ),
     ])
+}
+
+/// Loads every corpus page once, untimed, in session `id`.
+async fn warm_up(mcp: &Mcp, id: &str, site: &str) -> anyhow::Result<()> {
+    for (name, _) in PAGES {
+        let url = format!("{site}/{name}");
+        mcp.act("servo_navigate", json!({ "sessionID": id, "url": url }))
+            .await?;
+    }
+    Ok(())
 }
 
 /// Loads every corpus page `rounds` times in one tab of an in-process engine
@@ -797,11 +803,7 @@ async fn corpus_stages(
 ) -> anyhow::Result<Vec<FleetRow>> {
     progress(&format!("where a corpus page load goes ×{rounds}"));
     let (id, _) = mcp.act("servo_navigate", json!({ "html": SMALL })).await?;
-    for (name, _) in PAGES {
-        let url = format!("{site}/{name}");
-        mcp.act("servo_navigate", json!({ "sessionID": id, "url": url }))
-            .await?;
-    }
+    warm_up(mcp, &id, site).await?;
     let before = Metrics::read(fleet).await?;
     let mut client = Samples::new();
     for _ in 0..rounds {
