@@ -19,8 +19,8 @@ use crate::bindings::exports::fleet::engine::page::Link;
 
 /// Elements whose content is never rendered as text.
 const SKIPPED: &[&str] = &[
-    "head", "script", "style", "template", "noscript", "title", "textarea", "select", "datalist",
-    "iframe", "object", "embed", "canvas",
+    "head", "script", "style", "template", "noscript", "title", "textarea", "datalist", "iframe",
+    "object", "embed", "canvas",
 ];
 
 /// Block-level elements, for elements that have no computed style.
@@ -219,12 +219,36 @@ pub(crate) fn attr_of<'a>(el: &'a ElementData, name: &str) -> Option<&'a str> {
 }
 
 /// Whether an element is hidden by markup or by its computed `display`.
-fn is_hidden(node: &Node, tag: &str) -> bool {
+pub(crate) fn is_hidden(node: &Node, tag: &str) -> bool {
     if SKIPPED.contains(&tag) || attr(node, "hidden").is_some() {
         return true;
     }
     node.primary_styles()
         .is_some_and(|styles| styles.clone_display().is_none())
+}
+
+/// A `<select>`'s text as Chromium's `innerText` reads it: each option's
+/// label on a line of its own (a closed list box still names its options).
+fn select_text(doc: &BaseDocument, select: &Node, w: &mut TextWriter) {
+    let mut stack: Vec<NodeId> = select.children.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let Some(node) = doc.get_node(id) else {
+            continue;
+        };
+        match element(node) {
+            Some((_, "option")) => {
+                let label = attr(node, "label")
+                    .map(collapse_whitespace)
+                    .filter(|l| !l.is_empty())
+                    .unwrap_or_else(|| collapse_whitespace(&node.text_content()));
+                w.breaks(1);
+                w.text(&label, Space::Collapse);
+                w.breaks(1);
+            }
+            Some((_, "optgroup")) => stack.extend(node.children.iter().rev().copied()),
+            _ => {}
+        }
+    }
 }
 
 /// Collapse runs of white space to one space and trim (for titles, link texts).
@@ -246,7 +270,27 @@ pub(crate) fn inner_text(doc: &BaseDocument, root: NodeId, cap: usize) -> String
         visible: true,
         space: Space::Collapse,
     };
-    walk_text(doc, root, inherited, &mut writer, true);
+    walk_text(doc, root, inherited, &mut writer, true, &|_| false);
+    writer.finish()
+}
+
+/// `innerText` of the (visible) subtrees at `roots`, one block after the
+/// other, leaving out every element for which `skip` is true.
+pub(crate) fn inner_text_skipping(
+    doc: &BaseDocument,
+    roots: &[NodeId],
+    cap: usize,
+    skip: &dyn Fn(&Node) -> bool,
+) -> String {
+    let mut writer = TextWriter::new(cap);
+    let inherited = Inherited {
+        visible: true,
+        space: Space::Collapse,
+    };
+    for root in roots {
+        writer.breaks(1);
+        walk_text(doc, *root, inherited, &mut writer, false, skip);
+    }
     writer.finish()
 }
 
@@ -256,6 +300,7 @@ fn walk_text(
     inherited: Inherited,
     w: &mut TextWriter,
     is_root: bool,
+    skip: &dyn Fn(&Node) -> bool,
 ) {
     if w.full() {
         return;
@@ -267,19 +312,25 @@ fn walk_text(
         NodeData::Text(text) if inherited.visible => w.text(&text.content, inherited.space),
         NodeData::Document(_) => {
             for child in node.children.iter() {
-                walk_text(doc, *child, inherited, w, false);
+                walk_text(doc, *child, inherited, w, false, skip);
             }
         }
         NodeData::Element(el) => {
             let tag: &str = &el.name.local;
             // The element asked about is read even if it is itself a skipped
             // kind (e.g. `head.innerText`), like `innerText` on a non-rendered node.
-            if !is_root && is_hidden(node, tag) {
+            if !is_root && (is_hidden(node, tag) || skip(node)) {
                 return;
             }
             if tag == "br" {
                 if inherited.visible {
                     w.line_break();
+                }
+                return;
+            }
+            if tag == "select" {
+                if inherited.visible {
+                    select_text(doc, node, w);
                 }
                 return;
             }
@@ -325,7 +376,7 @@ fn walk_text(
             }
             let inherited = Inherited { visible, space };
             for child in node.children.iter() {
-                walk_text(doc, *child, inherited, w, false);
+                walk_text(doc, *child, inherited, w, false, skip);
             }
             if breaks > 0 {
                 w.breaks(breaks);

@@ -26,6 +26,7 @@ mod inspect;
 mod js;
 mod navigation;
 mod net;
+mod readable;
 mod render;
 mod snapshot;
 mod storage;

@@ -20,7 +20,9 @@ use crate::charset;
 /// with thousands of images would otherwise stall the tab for a long time.
 const MAX_SUBRESOURCES: usize = 256;
 
-/// A response, after the host followed redirects (or a decoded `data:` URL).
+/// A response: the final one after the host followed redirects, the
+/// redirect itself when the guest follows them ([`Hops::Guest`]), or a
+/// decoded `data:` URL.
 pub(crate) struct Response {
     /// HTTP status of the final hop (200 for `data:` URLs).
     pub status: u16,
@@ -47,6 +49,16 @@ impl Response {
     }
 }
 
+/// Who follows redirects.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hops {
+    /// The host, to the final response (documents, subresources).
+    Host,
+    /// The guest: a 3xx comes back as it is (`fetch` and XHR, which check
+    /// every hop by the Fetch standard's rules).
+    Guest,
+}
+
 /// Fetch `url` with `method` and the tab's cookies: `data:` URLs are decoded
 /// here, http(s) goes to the host, anything else is refused (the guest has no
 /// filesystem).
@@ -56,16 +68,18 @@ pub(crate) fn fetch(
     headers: Vec<(String, String)>,
     body: Option<Vec<u8>>,
 ) -> Result<Response, String> {
-    fetch_with(method, url, headers, body, true)
+    fetch_with(method, url, headers, body, true, Hops::Host)
 }
 
-/// [`fetch`], saying whether the cookie jar takes part (`credentials`).
+/// [`fetch`], saying whether the cookie jar takes part (`credentials`) and
+/// who follows redirects.
 pub(crate) fn fetch_with(
     method: &str,
     url: &str,
     headers: Vec<(String, String)>,
     body: Option<Vec<u8>>,
     credentials: bool,
+    hops: Hops,
 ) -> Result<Response, String> {
     let parsed = Url::parse(url).map_err(|e| format!("invalid URL {url:?}: {e}"))?;
     match parsed.scheme() {
@@ -77,6 +91,7 @@ pub(crate) fn fetch_with(
                 headers,
                 body,
                 credentials,
+                follow_redirects: hops == Hops::Host,
             };
             let response = network::fetch(&request)?;
             Ok(Response {

@@ -13,7 +13,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use blitz_dom::{BaseDocument, DocumentConfig, NodeId, Point, ScrollBehavior, StyleThreading};
+use blitz_dom::{
+    BaseDocument, DocumentConfig, NodeId, Point, ScrollBehavior, StyleThreading,
+    UserAgentStylesheet,
+};
 use blitz_html::{HtmlDocument, HtmlProvider};
 use blitz_traits::net::http::StatusCode;
 use blitz_traits::shell::{ColorScheme, Viewport};
@@ -23,7 +26,7 @@ use crate::bindings::exports::fleet::engine::page::{
 };
 use crate::navigation::{Commit, History, Pending, Request};
 use crate::net::GuestNetProvider;
-use crate::{a11y, charset, fonts, inspect, js, net, render};
+use crate::{a11y, charset, fonts, forms, inspect, js, net, readable, render};
 
 /// The URL given to inline HTML documents (`source::html`).
 pub(crate) const INLINE_URL: &str = "https://inline.servo-fleet.invalid/";
@@ -145,6 +148,7 @@ impl Tab {
         self.device_changed = false;
         let net = self.net.clone();
         let doc = self.document();
+        forms::sync_option_states(doc);
         for _ in 0..MAX_RESOLVE_PASSES {
             let before = net.completed();
             doc.resolve(0.0);
@@ -240,6 +244,9 @@ fn scroll_root_to(doc: &mut BaseDocument, x: f64, y: f64) {
 
 thread_local! {
     static TAB: RefCell<Tab> = RefCell::new(Tab::new());
+    /// The engine's own user-agent rules (`css/forms.css`), parsed once.
+    static FORMS_SHEET: UserAgentStylesheet =
+        UserAgentStylesheet::parse(include_str!("css/forms.css"));
 }
 
 /// Run `f` on the tab. Only called from export entry points, where no other
@@ -273,6 +280,10 @@ fn build_document(
         net_provider: Some(net),
         html_parser_provider: Some(Arc::new(HtmlProvider)),
         font_ctx: Some(fonts::font_context()),
+        ua_stylesheets: vec![
+            UserAgentStylesheet::default_sheet(),
+            FORMS_SHEET.with(Clone::clone),
+        ],
         // No threads in the guest: Stylo must not touch its rayon pool.
         style_threading: StyleThreading::Sequential,
         ..DocumentConfig::default()
@@ -730,6 +741,7 @@ pub(crate) fn inspect() -> Summary {
         let doc = tab.document();
         let root = doc.root_node().id;
         let links = inspect::links(doc, &url);
+        let readable = readable::extract(doc, MAX_TEXT_CHARS);
         Summary {
             url,
             title: inspect::title(doc),
@@ -740,6 +752,7 @@ pub(crate) fn inspect() -> Summary {
             settle,
             dialogs,
             console,
+            readable,
         }
     })
 }

@@ -25,8 +25,6 @@ use crate::error::{GatewayError, code_name, http_status};
 
 /// Longest page text returned, characters.
 const MAX_TEXT_CHARS: usize = 20_000;
-/// Snippet length of readable results, characters.
-const SNIPPET_CHARS: usize = 500;
 
 /// The tools, each a shape of action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -638,13 +636,34 @@ fn page_json(p: &pb::Page) -> Value {
     page
 }
 
+/// The page as a reader sees it: its headline, URL, a snippet (the page's
+/// description or the start of its first paragraph) and the main content
+/// with the boilerplate removed, plus byline, date and site when known.
 fn results_json(p: &pb::Page) -> Value {
-    json!([{
-        "title": if p.title.is_empty() { &p.url } else { &p.title },
+    let readable = p.readable.clone().unwrap_or_default();
+    let title = [&readable.title, &p.title, &p.url]
+        .into_iter()
+        .find(|t| !t.is_empty())
+        .cloned()
+        .unwrap_or_default();
+    let mut entry = json!({
+        "title": title,
         "url": p.url,
-        "snippet": p.text.chars().take(SNIPPET_CHARS).collect::<String>(),
-        "content": p.text.chars().take(MAX_TEXT_CHARS).collect::<String>(),
-    }])
+        "snippet": readable.excerpt,
+        "content": readable.content,
+    });
+    if let Some(obj) = entry.as_object_mut() {
+        for (key, value) in [
+            ("byline", readable.byline),
+            ("published", readable.published),
+            ("siteName", readable.site_name),
+        ] {
+            if let Some(v) = value {
+                obj.insert(key.into(), json!(v));
+            }
+        }
+    }
+    json!([entry])
 }
 
 /// Renders a call's answer: the `{responses, metadata}` object as structured

@@ -95,6 +95,7 @@ impl bindings::fleet::engine::network::Host for TabState {
             url: req.url,
             headers: req.headers,
             body: req.body,
+            follow_redirects: req.follow_redirects,
         };
         // Without credentials the jar takes no part: a throwaway one is used.
         let mut no_jar = CookieStore::default();

@@ -63,9 +63,12 @@ pub struct FetchRequest {
     pub headers: Vec<(String, String)>,
     /// Body.
     pub body: Option<Vec<u8>>,
+    /// Whether redirects are followed here; when false a 3xx is the
+    /// response (the engine follows it itself, checking CORS at each hop).
+    pub follow_redirects: bool,
 }
 
-/// The final response after redirects.
+/// The final response after redirects (or the redirect, when not followed).
 #[derive(Debug, Clone)]
 pub struct FetchResponse {
     /// Status of the final hop.
@@ -148,6 +151,7 @@ impl Fetcher {
             .filter(|(k, _)| !k.eq_ignore_ascii_case("cookie"))
             .collect();
         let mut body = req.body;
+        let follow = req.follow_redirects;
         for _ in 0..=MAX_REDIRECTS {
             self.policy.check_url(&url)?;
             let mut builder = self.client.request(method.clone(), url.clone());
@@ -174,7 +178,8 @@ impl Fetcher {
                 .filter_map(|v| RawCookie::parse(v.to_owned()).ok());
             jar.store_response_cookies(set_cookies, &url);
             let status = resp.status();
-            if status.is_redirection()
+            if follow
+                && status.is_redirection()
                 && let Some(loc) = resp.headers().get(reqwest::header::LOCATION)
             {
                 let loc = loc
@@ -314,6 +319,7 @@ mod tests {
             url: "http://localhost:9/".into(),
             headers: vec![],
             body: None,
+            follow_redirects: true,
         };
         let err = f
             .fetch(req, &mut CookieStore::default(), Duration::from_secs(5))
@@ -335,6 +341,7 @@ mod tests {
             url,
             headers: vec![],
             body: None,
+            follow_redirects: true,
         }
     }
 
@@ -403,6 +410,47 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_redirect_not_followed_is_answered_as_it_is_with_its_cookies_kept() {
+        use axum::response::{AppendHeaders, Redirect};
+        use axum::routing::get as route;
+        let app = axum::Router::new()
+            .route(
+                "/hop",
+                route(|| async {
+                    (
+                        AppendHeaders([("set-cookie", "seen=1; Path=/")]),
+                        Redirect::to("http://10.0.0.1/next"),
+                    )
+                }),
+            )
+            .route("/end", route(|| async { "landed" }));
+        let base = serve(app).await;
+        let f = loopback_fetcher(1 << 20);
+        let mut jar = CookieStore::default();
+        let req = FetchRequest {
+            follow_redirects: false,
+            ..get(format!("{base}/hop"))
+        };
+        let hop = f
+            .fetch(req, &mut jar, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(hop.status, 303);
+        assert_eq!(hop.url, format!("{base}/hop"));
+        let location = hop.headers.iter().find(|(k, _)| k == "location");
+        assert_eq!(
+            location.map(|(_, v)| v.as_str()),
+            Some("http://10.0.0.1/next")
+        );
+        assert_eq!(script_cookies(&jar, &format!("{base}/")), "seen=1");
+        // The hop it names is then a request of its own, checked as any.
+        let err = fetch_fresh(&f, get("http://10.0.0.1/next".into()))
+            .await
+            .unwrap_err();
+        assert!(err.0.contains("10.0.0.1"), "{err}");
+    }
+
+    #[tokio::test]
     async fn connect_and_trace_are_refused() {
         let f = loopback_fetcher(1024);
         for m in ["CONNECT", "TRACE", "TRACK"] {
@@ -411,6 +459,7 @@ mod tests {
                 url: "http://127.0.0.1:9/".into(),
                 headers: vec![],
                 body: None,
+                follow_redirects: true,
             };
             let err = f
                 .fetch(req, &mut CookieStore::default(), Duration::from_secs(5))

@@ -175,6 +175,14 @@ fn page(s: Summary) -> pb::Page {
                 text: c.text,
             })
             .collect(),
+        readable: Some(pb::Readable {
+            title: s.readable.title,
+            byline: s.readable.byline,
+            published: s.readable.published,
+            site_name: s.readable.site_name,
+            excerpt: s.readable.excerpt,
+            content: s.readable.content,
+        }),
     }
 }
 

@@ -12,13 +12,18 @@
 //! - `GET /api/cookies`: the sorted names of the cookies the request carried.
 //! - `GET|POST /api/echo`: the request's method, query, content type,
 //!   `x-station` header and body, as JSON.
-//! - `GET /api/redirect?to=/path`: a 302 to a same-origin path.
+//! - `GET|POST /api/redirect?to=URL[&status=N][&allow=1]`: a redirect (302,
+//!   or `status` of 301/303/307/308) to a same-origin path or to a URL on
+//!   either corpus origin; `allow=1` lets the requesting origin read it (a
+//!   CORS hop that passes).
 //! - `GET|OPTIONS /api/cors[?allow=1]`: JSON that another origin may read only
 //!   with `allow=1` (which also answers the preflight); it says which `Origin`
 //!   the request came from.
 //!
 //! And `network.html` is served with two `Set-Cookie` headers, one HttpOnly
-//! (`PAGE_COOKIES`).
+//! (`PAGE_COOKIES`); files under `shared/` carry
+//! `Access-Control-Allow-Origin: *`, so other origins may load them in CORS
+//! mode (module scripts).
 
 use std::future::IntoFuture as _;
 use std::path::{Component, Path, PathBuf};
@@ -109,7 +114,7 @@ fn router(pages: PathBuf, origin2: String) -> axum::Router {
         .route("/api/cookie", get(set_cookies))
         .route("/api/cookies", get(list_cookies))
         .route("/api/echo", get(echo).post(echo))
-        .route("/api/redirect", get(redirect))
+        .route("/api/redirect", get(redirect).post(redirect))
         .route("/api/cors", get(cors).options(cors_preflight))
         .fallback(static_file)
         .with_state(Arc::new(ServerState { pages, origin2 }))
@@ -191,14 +196,33 @@ async fn echo(
     )
 }
 
-async fn redirect(RawQuery(query): RawQuery) -> Response {
-    match query_param(query.as_deref(), "to") {
-        Some(to) if to.starts_with('/') && !to.starts_with("//") => {
-            match HeaderValue::from_str(&to) {
-                Ok(location) => (StatusCode::FOUND, [(header::LOCATION, location)]).into_response(),
-                Err(_) => StatusCode::BAD_REQUEST.into_response(),
+async fn redirect(RawQuery(query): RawQuery, request: HeaderMap) -> Response {
+    let query = query.as_deref();
+    let status = match query_param(query, "status").as_deref() {
+        None => StatusCode::FOUND,
+        Some(code) => match code
+            .parse::<u16>()
+            .ok()
+            .and_then(|c| StatusCode::from_u16(c).ok())
+        {
+            Some(code) if code.is_redirection() && code != StatusCode::NOT_MODIFIED => code,
+            _ => return StatusCode::BAD_REQUEST.into_response(),
+        },
+    };
+    // A path on this origin, or a URL on a loopback corpus origin: the
+    // server redirects nowhere else.
+    let allowed = |to: &str| {
+        (to.starts_with('/') && !to.starts_with("//")) || to.starts_with("http://127.0.0.1:")
+    };
+    match query_param(query, "to") {
+        Some(to) if allowed(&to) => match HeaderValue::from_str(&to) {
+            Ok(location) => {
+                let mut headers = cors_headers(query, &request);
+                headers.insert(header::LOCATION, location);
+                (status, headers).into_response()
             }
-        }
+            Err(_) => StatusCode::BAD_REQUEST.into_response(),
+        },
         _ => StatusCode::BAD_REQUEST.into_response(),
     }
 }
@@ -321,6 +345,12 @@ async fn static_file(State(state): State<Arc<ServerState>>, method: Method, uri:
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     let name = relative.to_string_lossy();
+    if relative.starts_with("shared") {
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+    }
     for &(page, cookie) in PAGE_COOKIES {
         if page == name {
             headers.append(header::SET_COOKIE, HeaderValue::from_static(cookie));

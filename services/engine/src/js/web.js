@@ -434,6 +434,7 @@
   const documentOrigin = () => {
     try { const o = new g.URL(native.url()).origin; return o === 'null' ? null : o; } catch (_) { return null; }
   };
+  // `headers` is a Headers object or anything with its `_list` of pairs.
   const unsafeHeaders = (headers) => headers._list
     .filter(([k, v]) => !SAFE_REQUEST_HEADERS.includes(k) || (k === 'content-type' && !SIMPLE_TYPES.includes(v.split(';')[0].trim().toLowerCase())))
     .map(([k]) => k);
@@ -452,60 +453,107 @@
     return null;
   };
   const listHeader = (raw, name) => toText(headerOf(raw, name)).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
+  const MAX_REDIRECTS = 20;
   // One request by the rules of the Fetch standard that matter here:
   // same-origin requests carry cookies; cross-origin ones are CORS requests
   // (a preflight first when not "simple"), or opaque with `no-cors`.
+  // Redirects are followed here, hop by hop (the host returns each 3xx as
+  // it is), so every hop gets the checks a browser gives it: a CORS check of
+  // each cross-origin hop's response, a new preflight where one is needed,
+  // the origin turned to `null` after a cross-origin redirect, the body and
+  // method dropped for 303 (and 301/302 after a POST), credentials only
+  // where the mode allows them, `authorization` dropped across origins.
   // Returns the native response, marked with its type, or throws a
   // TypeError with the reason (also logged, as browsers do).
   const performFetch = (request) => {
     const origin = documentOrigin();
-    const target = new g.URL(request.url);
-    if (target.protocol === 'data:') {
+    const first = new g.URL(request.url);
+    if (first.protocol === 'data:') {
       const r = native.httpFetch('GET', request.url, [], null, false);
       return { ...r, type: 'basic' };
     }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`Failed to fetch: the URL scheme '${target.protocol.slice(0, -1)}' is not supported.`);
-    const sameOrigin = origin !== null && target.origin === origin;
-    const headers = request.headers._list.map(([k, v]) => [k, v]);
-    const body = request._bytes;
-    if (sameOrigin) {
-      const r = native.httpFetch(request.method, request.url, headers, body, request.credentials !== 'omit');
-      return { ...r, type: 'basic' };
-    }
-    const blocked = (reason) => {
-      native.console('error', `Access to fetch at '${request.url}' from origin '${origin}' has been blocked by CORS policy: ${reason}`);
+    const blocked = (url, reason) => {
+      native.console('error', `Access to fetch at '${url}' from origin '${origin}' has been blocked by CORS policy: ${reason}`);
       return new TypeError('Failed to fetch');
     };
-    const credentials = request.credentials === 'include';
-    if (request.mode === 'same-origin') throw blocked('the request mode is same-origin');
-    if (request.mode === 'no-cors') {
-      if (!['GET', 'HEAD', 'POST'].includes(request.method)) throw new TypeError(`Failed to execute 'fetch': '${request.method}' is unsupported in no-cors mode.`);
-      native.httpFetch(request.method, request.url, headers, body, credentials);
-      return { status: 0, url: '', headers: [], body: new ArrayBuffer(0), type: 'opaque' };
-    }
-    const withOrigin = headers.concat(origin === null ? [] : [['origin', origin]]);
-    const unsafe = unsafeHeaders(request.headers);
-    if (!['GET', 'HEAD', 'POST'].includes(request.method) || unsafe.length) {
-      const preflightHeaders = [['origin', toText(origin)], ['access-control-request-method', request.method]];
-      if (unsafe.length) preflightHeaders.push(['access-control-request-headers', unsafe.sort().join(',')]);
-      const pre = native.httpFetch('OPTIONS', request.url, preflightHeaders, null, false);
-      if (pre.status < 200 || pre.status > 299) throw blocked(`Response to preflight request doesn't pass access control check: It does not have HTTP ok status.`);
-      const refused = corsAllows(pre.headers, origin, credentials);
-      if (refused) throw blocked(`Response to preflight request doesn't pass access control check: ${refused}`);
-      const methods = listHeader(pre.headers, 'access-control-allow-methods');
-      if (!['GET', 'HEAD', 'POST'].includes(request.method) && !methods.includes(request.method.toLowerCase()) && !(methods.includes('*') && !credentials)) {
-        throw blocked(`Method ${request.method} is not allowed by Access-Control-Allow-Methods in preflight response.`);
+    let url = request.url;
+    let method = request.method;
+    let headers = request.headers._list.map(([k, v]) => [k, v]);
+    let body = request._bytes;
+    // Once a request went cross-origin, the rest of its hops are CORS hops
+    // even if they come back; after a redirect between two other origins
+    // the request's origin is sent as `null`.
+    let tainting = 'basic';
+    let sentOrigin = origin;
+    for (let hop = 0; ; hop++) {
+      const target = new g.URL(url);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`Failed to fetch: the URL scheme '${target.protocol.slice(0, -1)}' is not supported.`);
+      const sameOrigin = origin !== null && target.origin === origin && tainting === 'basic';
+      let r;
+      if (sameOrigin) {
+        r = native.httpFetch(method, url, headers, body, request.credentials !== 'omit', false);
+      } else {
+        if (request.mode === 'same-origin') throw blocked(url, 'the request mode is same-origin');
+        const credentials = request.credentials === 'include';
+        if (request.mode === 'no-cors') {
+          if (!['GET', 'HEAD', 'POST'].includes(method)) throw new TypeError(`Failed to execute 'fetch': '${method}' is unsupported in no-cors mode.`);
+          r = native.httpFetch(method, url, headers, body, credentials, false);
+          tainting = 'opaque';
+        } else {
+          tainting = 'cors';
+          const originValue = sentOrigin === null ? 'null' : sentOrigin;
+          const unsafe = unsafeHeaders({ _list: headers });
+          if (!['GET', 'HEAD', 'POST'].includes(method) || unsafe.length) {
+            const preflightHeaders = [['origin', originValue], ['access-control-request-method', method]];
+            if (unsafe.length) preflightHeaders.push(['access-control-request-headers', unsafe.sort().join(',')]);
+            const pre = native.httpFetch('OPTIONS', url, preflightHeaders, null, false, false);
+            if (pre.status < 200 || pre.status > 299) throw blocked(url, "Response to preflight request doesn't pass access control check: It does not have HTTP ok status.");
+            const refused = corsAllows(pre.headers, originValue, credentials);
+            if (refused) throw blocked(url, `Response to preflight request doesn't pass access control check: ${refused}`);
+            const methods = listHeader(pre.headers, 'access-control-allow-methods');
+            if (!['GET', 'HEAD', 'POST'].includes(method) && !methods.includes(method.toLowerCase()) && !(methods.includes('*') && !credentials)) {
+              throw blocked(url, `Method ${method} is not allowed by Access-Control-Allow-Methods in preflight response.`);
+            }
+            const allowed = listHeader(pre.headers, 'access-control-allow-headers');
+            const missing = unsafe.find((h) => !allowed.includes(h) && !(allowed.includes('*') && !credentials));
+            if (missing) throw blocked(url, `Request header field ${missing} is not allowed by Access-Control-Allow-Headers in preflight response.`);
+          }
+          r = native.httpFetch(method, url, headers.concat([['origin', originValue]]), body, credentials, false);
+          // Redirect responses are checked too: a hop that does not allow
+          // this origin ends the request.
+          const refused = corsAllows(r.headers, originValue, credentials);
+          if (refused) throw blocked(url === request.url ? url : `${url}' (redirected from '${request.url}`, refused);
+        }
       }
-      const allowed = listHeader(pre.headers, 'access-control-allow-headers');
-      const missing = unsafe.find((h) => !allowed.includes(h) && !(allowed.includes('*') && !credentials));
-      if (missing) throw blocked(`Request header field ${missing} is not allowed by Access-Control-Allow-Headers in preflight response.`);
+      const location = REDIRECT_STATUSES.includes(r.status) ? headerOf(r.headers, 'location') : null;
+      if (location === null) return finish(r, url, tainting, request);
+      if (request.redirect === 'error') throw new TypeError(`Failed to fetch: ${url} redirected and the request's redirect mode is 'error'.`);
+      if (request.redirect === 'manual') return { status: 0, url, headers: [], body: new ArrayBuffer(0), type: 'opaqueredirect' };
+      if (hop >= MAX_REDIRECTS) throw new TypeError('Failed to fetch: too many redirects.');
+      let next;
+      try { next = new g.URL(location, url); } catch (_) { throw new TypeError(`Failed to fetch: the redirect location '${location}' is not a valid URL.`); }
+      if (next.username || next.password) throw new TypeError('Failed to fetch: a redirect location may not include credentials.');
+      if (tainting === 'cors' && target.origin !== next.origin && sentOrigin !== null && sentOrigin !== target.origin) sentOrigin = null;
+      if (target.origin !== next.origin) headers = headers.filter(([k]) => k !== 'authorization');
+      if ((r.status === 303 && method !== 'GET' && method !== 'HEAD') || ((r.status === 301 || r.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = null;
+        headers = headers.filter(([k]) => !['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'].includes(k));
+      }
+      url = next.href;
     }
-    const r = native.httpFetch(request.method, request.url, withOrigin, body, credentials);
-    const refused = corsAllows(r.headers, origin, credentials);
-    if (refused) throw blocked(refused);
+  };
+  // The response a page may see: opaque ones are empty, CORS ones show only
+  // the safelisted headers and those the server exposed.
+  const finish = (r, url, tainting, request) => {
+    if (tainting === 'opaque') return { status: 0, url: '', headers: [], body: new ArrayBuffer(0), type: 'opaque' };
+    const finalUrl = r.url || url;
+    if (tainting === 'basic') return { ...r, url: finalUrl, type: 'basic' };
+    const credentials = request.credentials === 'include';
     const exposed = listHeader(r.headers, 'access-control-expose-headers');
     const visible = r.headers.filter(([k]) => SAFE_RESPONSE_HEADERS.includes(k) || exposed.includes(k) || (exposed.includes('*') && !credentials));
-    return { ...r, headers: visible, type: 'cors' };
+    return { ...r, url: finalUrl, headers: visible, type: 'cors' };
   };
   const toResponse = (raw, request) => {
     const response = new Response(null, { status: 200 });

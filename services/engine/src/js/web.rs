@@ -4,6 +4,7 @@
 //! computed style, node cloning, text encodings and randomness.
 
 use blitz_dom::node::NodeData;
+use rquickjs::function::Opt;
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Result, TypedArray};
 use style::properties::{PropertyDeclarationId, PropertyId};
 use url::Url;
@@ -12,6 +13,10 @@ use super::natives::{from_id, live, with_doc, with_tab};
 use crate::bindings::fleet::engine::network;
 use crate::navigation::{Pending, Request};
 use crate::{inspect, net};
+
+/// Largest `history.state` once serialized: states stay in the tab's memory
+/// for every history entry.
+const MAX_HISTORY_STATE_BYTES: usize = 1024 * 1024;
 
 /// The bytes of a `Uint8Array`, copied.
 fn bytes(array: &TypedArray<'_, u8>) -> Vec<u8> {
@@ -40,12 +45,15 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     // --- HTTP ---
     // One request through the host (synchronously: the prelude turns it into
     // a task). Throws a TypeError with the host's reason on network failure.
+    // With `follow` false a redirect comes back as it is, for the prelude to
+    // check and follow (`fetch`, XHR); by default the host follows it.
     def!("httpFetch", |ctx: Ctx<'js>,
                        method: String,
                        url: String,
                        headers: Vec<Vec<String>>,
                        body: Option<TypedArray<'js, u8>>,
-                       credentials: bool|
+                       credentials: bool,
+                       follow: Opt<bool>|
      -> Result<Object<'js>> {
         let headers = headers
             .into_iter()
@@ -55,7 +63,12 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             })
             .collect();
         let body = body.as_ref().map(bytes);
-        let response = net::fetch_with(&method, &url, headers, body, credentials)
+        let hops = if follow.0.unwrap_or(true) {
+            net::Hops::Host
+        } else {
+            net::Hops::Guest
+        };
+        let response = net::fetch_with(&method, &url, headers, body, credentials, hops)
             .map_err(|reason| Exception::throw_type(&ctx, &reason))?;
         let out = Object::new(ctx.clone())?;
         out.set("status", response.status)?;
@@ -123,6 +136,19 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                          url: Option<String>,
                          replace: bool|
      -> Result<String> {
+        if state
+            .as_ref()
+            .is_some_and(|s| s.len() > MAX_HISTORY_STATE_BYTES)
+        {
+            return Err(Exception::throw_dom(
+                &ctx,
+                "DataCloneError",
+                &format!(
+                    "the history state is larger than {} MiB once serialized",
+                    MAX_HISTORY_STATE_BYTES / (1024 * 1024)
+                ),
+            ));
+        }
         with_tab(&ctx, |tab| {
             let current = Url::parse(&tab.url).ok();
             let next = match (&url, &current) {
@@ -393,6 +419,16 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         options.filename = Some(name);
         ctx.eval_with_options::<rquickjs::Value, _>(source, options)?;
         Ok(())
+    });
+    // A module script inserted by a script: fetched from `src` (absolute)
+    // or its inline `text`, evaluated; the promise settles when it has run.
+    def!("evalModule", |ctx: Ctx<'js>,
+                        src: Option<String>,
+                        text: String|
+     -> Result<rquickjs::Promise<'js>> {
+        let module = super::modules::declare_script(&ctx, src.as_deref(), &text)?;
+        let (_, promise) = module.eval()?;
+        Ok(promise)
     });
 
     // --- encodings and randomness ---
