@@ -35,9 +35,13 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "dom.forms",
         implemented: true,
-        gaps: "no selection ranges or caret; an option's selectedness is its `selected` attribute, so `defaultSelected` follows it",
+        gaps: "an option's selectedness is its `selected` attribute, so `defaultSelected` follows it",
         what: "",
-        checks: &["forms", "forms_submit_by_get_and_post_with_typed_values"],
+        checks: &[
+            "forms",
+            "editing",
+            "forms_submit_by_get_and_post_with_typed_values",
+        ],
     },
     Feature {
         name: "dom.style-and-layout",
@@ -70,28 +74,32 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "event-loop",
         implemented: true,
-        gaps: "timers run on a virtual clock: an action runs those due within 1 s of virtual time, and Date.now() does not advance with it",
+        gaps: "the pump does not wait in real time: after an action it runs the timers due within a 1 s quiet period by moving the page's clock (Date, performance.now) ahead to each; timers due later run on a later action",
         what: "",
-        checks: &["event-loop", "the_event_loop_reports_how_it_settled"],
+        checks: &[
+            "event-loop",
+            "the_event_loop_reports_how_it_settled",
+            "timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock",
+        ],
     },
     Feature {
         name: "scripts.classic",
         implemented: true,
-        gaps: "the document is parsed whole before its scripts run: a blocking script sees only what precedes it (the rest is detached while it runs), but document.write appends to <body> instead of writing at the script",
+        gaps: "the document is parsed whole before its scripts run: a blocking script sees only what precedes it (the rest is detached while it runs); document.write during parsing writes at the script, but after the load it appends to <body> instead of replacing the document",
         what: "",
         checks: &["scripts"],
     },
     Feature {
         name: "scripts.modules",
-        implemented: false,
-        gaps: "type=module scripts are not run (a console warning says so)",
-        what: "",
-        checks: &[],
+        implemented: true,
+        gaps: "",
+        what: "type=module scripts (deferred, async, inline, inserted), static and dynamic import, import maps, import.meta.url, top-level await, JSON modules, CORS and MIME checks, nomodule",
+        checks: &["modules", "scripts"],
     },
     Feature {
         name: "net.fetch",
         implemented: true,
-        gaps: "bodies arrive whole (no streaming); CORS is not re-checked on redirect hops",
+        gaps: "bodies arrive whole (no streaming)",
         what: "",
         checks: &["network", "fetch_follows_same_origin_and_cors_rules"],
     },
@@ -136,7 +144,7 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "navigation.location-and-history",
         implemented: true,
-        gaps: "history.state is kept as JSON; going back to a POST result loads it with GET",
+        gaps: "going back to a POST result loads it with GET",
         what: "",
         checks: &["history", "links_forms_and_history_navigate_the_tab"],
     },
@@ -171,9 +179,12 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "input.keyboard",
         implemented: true,
-        gaps: "no caret: typing appends, Backspace deletes the last character",
+        gaps: "a click puts the caret at the end of a field's text, not where the click lands; contenteditable elements have no caret (typing appends)",
         what: "",
-        checks: &["clicks_types_and_presses_keys_like_a_user"],
+        checks: &[
+            "clicks_types_and_presses_keys_like_a_user",
+            "typing_edits_at_the_caret_like_a_user",
+        ],
     },
     Feature {
         name: "input.scroll",
@@ -190,6 +201,13 @@ const FEATURES: &[Feature] = &[
         checks: &["accessibility_tree_refs_drive_input"],
     },
     Feature {
+        name: "output.readable",
+        implemented: true,
+        gaps: "",
+        what: "the main content with navigation, sidebars, footers, comments, link lists and banners left out (reader-mode scoring), with headline, byline, date, site name and excerpt",
+        checks: &["navigate_results_carry_the_main_content_without_the_page_chrome"],
+    },
+    Feature {
         name: "output.text",
         implemented: true,
         gaps: "",
@@ -199,10 +217,11 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "render.screenshot",
         implemented: true,
-        gaps: "<select> is not painted; full-page captures stop at 16,384 px",
+        gaps: "an open <select>'s list is never drawn; full-page captures stop at 16,384 px",
         what: "",
         checks: &[
             "loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text",
+            "a_closed_select_paints_its_selected_option_as_wide_as_its_widest",
             "indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore",
             "links_forms_and_history_navigate_the_tab",
         ],

@@ -12,6 +12,7 @@
 use blitz_dom::node::{SpecialElementData, TextInputData};
 use blitz_dom::{BaseDocument, LocalName, Node, NodeId, QualName, ns};
 use serde::{Deserialize, Serialize};
+use stylo_dom::ElementState;
 
 use crate::inspect;
 
@@ -337,4 +338,46 @@ pub(crate) fn apply(doc: &mut BaseDocument, states: &[FieldState]) -> bool {
         }
     }
     changed
+}
+
+/// Mark each `<select>`'s selected options with the `:checked` state, which
+/// the engine's stylesheet (`select.css`) paints: a closed select shows its
+/// selected option, a list box highlights them. Selectedness is the options'
+/// `selected` attributes (what scripts and the input actions set); a
+/// single-choice select with none selected shows its first option, as
+/// browsers do. Call before a layout.
+pub(crate) fn sync_option_states(doc: &mut BaseDocument) {
+    let selects: Vec<NodeId> = fields(doc)
+        .into_iter()
+        .filter(|id| doc.get_node(*id).and_then(tag) == Some("select"))
+        .collect();
+    for select in selects {
+        let multiple = doc
+            .get_node(select)
+            .is_some_and(|n| inspect::attr(n, "multiple").is_some());
+        let options = options(doc, select);
+        let selected: Vec<bool> = options
+            .iter()
+            .map(|o| {
+                doc.get_node(*o)
+                    .is_some_and(|o| inspect::attr(o, "selected").is_some())
+            })
+            .collect();
+        let fallback = !multiple && !selected.contains(&true);
+        for (i, option) in options.into_iter().enumerate() {
+            let want = selected[i] || (fallback && i == 0);
+            let has = doc
+                .get_node(option)
+                .and_then(|n| n.element_data())
+                .is_some_and(|el| el.element_state.contains(ElementState::CHECKED));
+            if want != has {
+                doc.snapshot_node_and(option, ElementState::CHECKED, |node| {
+                    if let Some(el) = node.element_data_mut() {
+                        el.element_state.set(ElementState::CHECKED, want);
+                    }
+                    node.mark_ancestors_dirty();
+                });
+            }
+        }
+    }
 }

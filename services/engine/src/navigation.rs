@@ -62,7 +62,8 @@ pub(crate) enum Pending {
 pub(crate) struct Entry {
     /// Its URL.
     pub url: String,
-    /// `history.state`, as JSON (`None` is `null`).
+    /// `history.state`: the JSON text of its structured serialization (see
+    /// `bootstrap.js`; `None` is `null`).
     pub state: Option<String>,
     /// The document it belongs to (a sequence number per load).
     pub doc: u64,

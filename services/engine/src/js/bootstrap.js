@@ -920,7 +920,9 @@
       let text = toText(v);
       if (this.type === 'number' && text !== '' && !Number.isFinite(Number(text))) text = '';
       if (['text', 'search', 'tel', 'url', 'email', 'password'].includes(this.type)) text = text.replace(/[\r\n]/g, '');
+      const changed = text !== this.value;
       if (!native.setControlValue(this[ID], text)) this.setAttribute('value', text);
+      if (changed) caretAtEnd(this);
     }
     get defaultValue() { return toText(this.getAttribute('value')); }
     set defaultValue(v) { this.setAttribute('value', toText(v)); }
@@ -937,18 +939,103 @@
     get valueAsNumber() { const n = parseFloat(this.value); return Number.isNaN(n) ? NaN : n; }
     set valueAsNumber(n) { this.value = String(n); }
     get files() { return this.type === 'file' ? [] : null; }
-    get selectionStart() { return this.value.length; }
-    get selectionEnd() { return this.value.length; }
-    setSelectionRange() {}
-    setRangeText(text) { this.value = toText(text); }
-    select() { selectAll.add(this); }
     showPicker() {}
     stepUp(n = 1) { this.valueAsNumber = (this.valueAsNumber || 0) + n * (Number(this.step) || 1); }
     stepDown(n = 1) { this.stepUp(-n); }
   }
   const INPUT_TYPES = ['text', 'search', 'tel', 'url', 'email', 'password', 'date', 'month', 'week', 'time', 'datetime-local', 'number', 'range', 'color', 'checkbox', 'radio', 'file', 'submit', 'image', 'reset', 'button', 'hidden'];
-  // Fields whose whole value the next typing replaces (after select() or Ctrl+A).
-  const selectAll = new WeakSet();
+  // ---- text selection of inputs and textareas ------------------------------
+  // Each text control has a selection [start, end, direction] in UTF-16
+  // offsets of its value, which typing replaces and the arrow keys move
+  // (input.js). As in Chromium, a control starts with its caret at 0,
+  // setting its value to something else puts the caret at the end, and a
+  // direction of 'none' reads as 'forward'.
+  const selections = new WeakMap();
+  // Input types whose selection scripts may read and set (others answer
+  // null and throw, as in browsers, though typing still uses the caret).
+  const SELECTION_TYPES = ['text', 'search', 'tel', 'url', 'password'];
+  const selectionOf = (el) => {
+    const length = el.value.length;
+    const s = selections.get(el);
+    if (!s) return [0, 0, 'forward'];
+    const end = Math.min(s[1], length);
+    return [Math.min(s[0], end), end, s[2] === 'backward' ? 'backward' : 'forward'];
+  };
+  // An offset as the IDL's `unsigned long` takes it (-3 wraps to a huge
+  // number), clamped to the value.
+  const offset = (v, length) => Math.min(Number(v) >>> 0, length);
+  const caretAtEnd = (el) => { const n = el.value.length; selections.set(el, [n, n, 'none']); };
+  const setSelection = (el, start, end, direction = 'none') => {
+    const length = el.value.length;
+    const e = offset(end, length);
+    const st = Math.min(offset(start, length), e);
+    selections.set(el, [st, e, ['forward', 'backward'].includes(direction) ? direction : 'none']);
+  };
+  const hasSelectionApi = (el) => el.localName === 'textarea' || SELECTION_TYPES.includes(el.type);
+  const noSelectionApi = (el) => new DOMException(`Failed to execute on 'HTMLInputElement': The input element's type ('${el.type}') does not support selection.`, 'InvalidStateError');
+  const queueSelect = (el) => queueTask(() => el.dispatchEvent(uaEvent(new Event('select', { bubbles: true }))));
+  const selectionMixin = {
+    get selectionStart() { return hasSelectionApi(this) ? selectionOf(this)[0] : null; },
+    set selectionStart(v) {
+      if (!hasSelectionApi(this)) throw noSelectionApi(this);
+      const [, end, dir] = selectionOf(this);
+      const start = offset(v, this.value.length);
+      setSelection(this, start, Math.max(start, end), dir);
+    },
+    get selectionEnd() { return hasSelectionApi(this) ? selectionOf(this)[1] : null; },
+    set selectionEnd(v) {
+      if (!hasSelectionApi(this)) throw noSelectionApi(this);
+      const [start, , dir] = selectionOf(this);
+      setSelection(this, start, v, dir);
+    },
+    get selectionDirection() { return hasSelectionApi(this) ? selectionOf(this)[2] : null; },
+    set selectionDirection(v) {
+      if (!hasSelectionApi(this)) throw noSelectionApi(this);
+      const [start, end] = selectionOf(this);
+      setSelection(this, start, end, toText(v));
+    },
+    setSelectionRange(start, end, direction = 'none') {
+      if (!hasSelectionApi(this)) throw noSelectionApi(this);
+      setSelection(this, start, end, direction);
+      queueSelect(this);
+    },
+    // setRangeText(replacement[, start, end[, selectMode]]): replaces a range
+    // of the value and places the selection by `selectMode` ('preserve' by
+    // default, 'select', 'start', 'end').
+    setRangeText(replacement, ...rest) {
+      if (!hasSelectionApi(this)) throw noSelectionApi(this);
+      const text = toText(replacement);
+      const value = this.value;
+      let [selStart, selEnd] = selectionOf(this);
+      let start = selStart;
+      let end = selEnd;
+      let mode = 'preserve';
+      if (rest.length >= 2) {
+        start = offset(rest[0], value.length);
+        end = offset(rest[1], value.length);
+        if (start > end) throw new DOMException("Failed to execute 'setRangeText': The provided start value is larger than the provided end value.", 'IndexSizeError');
+        if (rest.length >= 3) mode = toText(rest[2]);
+      }
+      this.value = value.slice(0, start) + text + value.slice(end);
+      const newEnd = start + text.length;
+      if (mode === 'select') [selStart, selEnd] = [start, newEnd];
+      else if (mode === 'start') [selStart, selEnd] = [start, start];
+      else if (mode === 'end') [selStart, selEnd] = [newEnd, newEnd];
+      else {
+        // 'preserve': what was after the replaced range moves with it; a
+        // selection edge inside it goes to the range's start (the selection's
+        // start) or the new end (its end).
+        const delta = text.length - (end - start);
+        selStart = selStart > end ? selStart + delta : selStart > start ? start : selStart;
+        selEnd = selEnd > end ? selEnd + delta : selEnd > start ? newEnd : selEnd;
+      }
+      setSelection(this, selStart, selEnd);
+    },
+    select() {
+      setSelection(this, 0, this.value.length);
+      queueSelect(this);
+    },
+  };
   const uncheckGroup = (radio) => {
     const name = radio.name;
     if (!name) return;
@@ -960,14 +1047,15 @@
   class HTMLTextAreaElement extends HTMLElement {
     get type() { return 'textarea'; }
     get value() { const live = native.controlValue(this[ID]); return live === null || live === undefined ? this.textContent : live; }
-    set value(v) { if (!native.setControlValue(this[ID], toText(v))) this.textContent = toText(v); }
+    set value(v) {
+      const text = toText(v);
+      const changed = text !== this.value;
+      if (!native.setControlValue(this[ID], text)) this.textContent = text;
+      if (changed) caretAtEnd(this);
+    }
     get defaultValue() { return this.textContent; }
     set defaultValue(v) { this.textContent = toText(v); }
     get textLength() { return this.value.length; }
-    get selectionStart() { return this.value.length; }
-    get selectionEnd() { return this.value.length; }
-    setSelectionRange() {}
-    select() { selectAll.add(this); }
   }
   class HTMLSelectElement extends HTMLElement {
     get type() { return this.multiple ? 'select-multiple' : 'select-one'; }
@@ -1030,6 +1118,7 @@
     set value(v) { this.setAttribute('value', v); }
   }
   for (const Cls of [HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement, HTMLButtonElement]) mixin(Cls, controlMixin);
+  for (const Cls of [HTMLInputElement, HTMLTextAreaElement]) mixin(Cls, selectionMixin);
   class HTMLFormElement extends HTMLElement {
     get elements() {
       // Compared by node: `this` may be the form or the proxy that wraps it.
@@ -1142,27 +1231,27 @@
   const startedScripts = new WeakSet();
   const CLASSIC_TYPES = ['', 'text/javascript', 'application/javascript', 'application/ecmascript', 'text/ecmascript', 'application/x-javascript'];
   // A script element inserted by a script: inline code runs at once, an
-  // external script in a task of its own once fetched, then `load` (or
-  // `error`) fires at the element.
-  const runInsertedScript = (script) => {
+  // external script in a task of its own once fetched (or at once when
+  // `blocking`: a script written with document.write blocks the parser),
+  // then `load` (or `error`) fires at the element.
+  const runInsertedScript = (script, blocking = false) => {
     if (startedScripts.has(script)) return;
     startedScripts.add(script);
     const type = toText(script.getAttribute('type')).trim().toLowerCase();
-    if (!CLASSIC_TYPES.includes(type)) {
-      if (type === 'module') native.console('warn', 'a module script was not run: this engine runs classic scripts only');
-      return;
-    }
+    if (type === 'module') { runInsertedModule(script); return; }
+    if (!CLASSIC_TYPES.includes(type) || script.hasAttribute('nomodule')) return;
     const run = (code, name) => {
       const outer = currentScript;
       currentScript = script;
       try { native.evalScript(code, name); } catch (e) { reportError(e, name); }
+      if (blocking) flushWrites();
       currentScript = outer;
     };
     const src = script.getAttribute('src');
     if (src === null) { run(script.textContent, 'inserted-inline-script'); return; }
     let url;
     try { url = new URL(src, native.baseUrl()).href; } catch (_) { queueTask(() => script.dispatchEvent(new Event('error'))); return; }
-    queueTask(() => {
+    (blocking ? (fn) => fn() : queueTask)(() => {
       let response = null;
       try { response = native.httpFetch('GET', url, [], null, true); } catch (_) { response = null; }
       if (!response || response.status >= 400) {
@@ -1172,6 +1261,96 @@
       }
       run(native.decodeText(new Uint8Array(response.body), 'utf-8', false), url);
       script.dispatchEvent(new Event('load'));
+    });
+  };
+  // document.write while the parser runs a script: the markup goes in at
+  // the insertion point (after the script, then after what it wrote
+  // before) as soon as what was written so far closes every element it
+  // opened, and in any case when the script ends (`flushWrites`, called by
+  // the engine). Inline scripts in it run at once, external ones when the
+  // writing script ends, in order, blocking, as browsers run them. A written
+  // script may write too, a few levels deep.
+  const writeStates = new Map();
+  let writeDepth = 0;
+  const VOID_TAGS = VOID.split('|');
+  // Whether `html` closes what it opens (void and self-closed tags aside)
+  // and does not end inside a tag.
+  const balanced = (html) => {
+    if (/<[^>]*$/.test(html)) return false;
+    let open = 0;
+    for (const [, close, name, selfClosed] of html.matchAll(/<(\/?)([a-zA-Z][^\s/>]*)[^>]*?(\/?)>/g)) {
+      if (VOID_TAGS.includes(name.toLowerCase()) || selfClosed) continue;
+      open += close ? -1 : 1;
+    }
+    return open <= 0;
+  };
+  const insertWritten = (state, html) => {
+    if (writeDepth >= 16) return;
+    const anchor = state.anchor.parentNode ? state.anchor : null;
+    const parent = anchor ? anchor.parentNode : document.body;
+    if (!parent) return;
+    writeDepth++;
+    try {
+      const holder = document.createElement('div');
+      holder.innerHTML = html;
+      const nodes = [...holder.childNodes];
+      if (!nodes.length) return;
+      const fragment = document.createDocumentFragment();
+      fragment.append(...nodes);
+      parent.insertBefore(fragment, anchor ? anchor.nextSibling : null);
+      state.anchor = nodes[nodes.length - 1];
+      for (const node of nodes) {
+        if (node.nodeType !== 1) continue;
+        const scripts = node.localName === 'script' ? [node] : [...node.querySelectorAll('script')];
+        for (const sc of scripts) {
+          parserScripts.add(sc);
+          startedScripts.delete(sc);
+          if (sc.hasAttribute('src')) state.pending.push(sc);
+          else runInsertedScript(sc, true);
+        }
+      }
+    } finally {
+      writeDepth--;
+    }
+  };
+  const flushWrites = () => {
+    const state = writeStates.get(currentScript);
+    if (!state) return;
+    writeStates.delete(currentScript);
+    if (state.buffer) insertWritten(state, state.buffer);
+    for (const sc of state.pending) runInsertedScript(sc, true);
+  };
+  const documentWrite = (text) => {
+    if (readyState === 'loading' && currentScript && parserScripts.has(currentScript)) {
+      let state = writeStates.get(currentScript);
+      if (!state) { state = { buffer: '', anchor: currentScript, pending: [] }; writeStates.set(currentScript, state); }
+      state.buffer += text;
+      if (balanced(state.buffer)) { const html = state.buffer; state.buffer = ''; insertWritten(state, html); }
+    } else if (readyState !== 'complete' && currentScript) {
+      native.console('warn', 'A call to document.write() from an asynchronously-loaded script was ignored.');
+    } else {
+      native.console('warn', 'document.write after the document loaded: the text was appended to <body> (the document is not replaced)');
+      if (document.body) document.body.insertAdjacentHTML('beforeend', text);
+    }
+  };
+  // An inserted module script runs in a task of its own (modules never block
+  // the inserting script), then `load` or `error` fires at the element.
+  const runInsertedModule = (script) => {
+    const src = script.getAttribute('src');
+    let url = null;
+    if (src !== null) {
+      try { url = new URL(src, native.baseUrl()).href; } catch (_) { queueTask(() => script.dispatchEvent(new Event('error'))); return; }
+    }
+    const text = src === null ? script.textContent : '';
+    queueTask(() => {
+      let done;
+      try { done = native.evalModule(url, text); } catch (e) {
+        // A module that failed to load logged why; one that threw reports it.
+        if (url === null || !(e instanceof TypeError)) reportError(e, url || 'inserted-inline-module');
+        script.dispatchEvent(new Event('error'));
+        return;
+      }
+      done.then(() => script.dispatchEvent(new Event('load')), (e) => { reportError(e, url || 'inserted-inline-module'); });
     });
   };
   // A template's content is a fragment of its own: what the parser (or
@@ -1497,7 +1676,7 @@
     queryCommandSupported() { return false; }
     open() { return this; }
     close() {}
-    write(...parts) { native.console('warn', 'document.write after parsing is not supported; the text was appended to <body>'); if (this.body) this.body.insertAdjacentHTML('beforeend', parts.join('')); }
+    write(...parts) { documentWrite(parts.map(toText).join('')); }
     writeln(...parts) { this.write(...parts, '\n'); }
     hasFocus() { return true; }
   }
@@ -1662,14 +1841,17 @@
   const location = new Location();
 
   // ---- history -------------------------------------------------------------
-  // Entries live in the tab (navigation.rs); states are kept as JSON, so
-  // what survives is what JSON carries.
+  // Entries live in the tab (navigation.rs); a state is kept there as the
+  // JSON text of its structured serialization (indexeddb.js's, set in
+  // `clone`), so a Date, a Map or a cycle comes back as it went in.
+  const clone = { serialize: (v) => v, deserialize: (v) => v };
+  const stateOf = (json) => (json === null || json === undefined ? null : clone.deserialize(JSON.parse(json)));
   const stateCache = { json: undefined, value: null };
   class History {
     get length() { return native.historyLength(); }
     get state() {
       const json = native.historyState() ?? null;
-      if (json !== stateCache.json) { stateCache.json = json; stateCache.value = json === null ? null : JSON.parse(json); }
+      if (json !== stateCache.json) { stateCache.json = json; stateCache.value = stateOf(json); }
       return stateCache.value;
     }
     get scrollRestoration() { return this._scroll || 'auto'; }
@@ -1689,18 +1871,18 @@
     }
   }
   const changeState = (state, url, replace) => {
-    const cloned = state === undefined ? null : g.structuredClone(state);
-    const json = cloned === null ? null : JSON.stringify(cloned) ?? null;
+    // Throws DataCloneError for what cannot be cloned, before anything changes.
+    const json = state === undefined || state === null ? null : JSON.stringify(clone.serialize(state));
     native.historyPush(json, url === undefined || url === null ? null : String(url), replace);
     stateCache.json = json;
-    stateCache.value = cloned;
+    stateCache.value = stateOf(json);
   };
   const history = new History();
   // A traversal within this document: popstate, and hashchange when only
   // the fragment differs.
   const traversed = (from, to, stateJson) => {
     stateCache.json = undefined;
-    const state = stateJson === null || stateJson === undefined ? null : JSON.parse(stateJson);
+    const state = stateOf(stateJson);
     g.dispatchEvent(uaEvent(new PopStateEvent('popstate', { state })));
     if (from !== to && from.split('#')[0] === to.split('#')[0]) {
       scrollToFragment(new URL(to).hash);
@@ -1761,7 +1943,29 @@
   const sessionStorage = makeStorage(storageBackend(true));
 
   // ---- timers (virtual clock, run by the engine) ---------------------------
-  let clock = 0;
+  // The engine does not wait for a timer: when nothing else is due it runs
+  // the next timer at once and the page's clock skips ahead to that timer's
+  // due time. Page time is real time plus the time skipped (`skew`), and
+  // Date, performance.now(), event time stamps and requestAnimationFrame all
+  // read it, so a page that measures elapsed time sees its timers keep time.
+  const RealDate = Date;
+  const realNow = RealDate.now;
+  let skew = 0;
+  const timeOrigin = realNow();
+  const pageNow = () => realNow() + skew;
+  // Page milliseconds since the realm was created (what performance.now() says).
+  const elapsed = () => pageNow() - timeOrigin;
+  const PageDate = function Date(...args) {
+    // `Date()` called as a function is the current time as a string.
+    if (new.target === undefined) return new RealDate(pageNow()).toString();
+    return Reflect.construct(RealDate, args.length ? args : [pageNow()], new.target);
+  };
+  Object.defineProperty(PageDate, 'length', { value: 7 });
+  Object.defineProperty(PageDate, 'prototype', { value: RealDate.prototype });
+  Object.defineProperty(RealDate.prototype, 'constructor', { value: PageDate, writable: true, configurable: true });
+  for (const name of ['parse', 'UTC']) hidden(PageDate, name, RealDate[name]);
+  hidden(PageDate, 'now', function now() { return pageNow(); });
+  g.Date = PageDate;
   let timerSeq = 0;
   const timers = new Map();
   const addTimer = (fn, ms, args, repeat) => {
@@ -1769,7 +1973,7 @@
     if (typeof fn !== 'function') return 0;
     const delay = Math.max(0, Number(ms) || 0);
     const id = ++timerSeq;
-    timers.set(id, { fn, args, at: clock + delay, delay, repeat });
+    timers.set(id, { fn, args, at: elapsed() + delay, delay, repeat });
     return id;
   };
   const clearTimer = (id) => { timers.delete(id); };
@@ -1785,15 +1989,17 @@
     endTask() {},
   }];
   // Runs one task: 2 for a task of another source (always due), 1 for a timer
-  // due by `horizon` virtual ms, 0 when nothing was due.
-  const runNextTimer = (horizon) => {
+  // due by `limit` (page ms since the time origin, see `clock`), 0 when
+  // nothing was due.
+  const runNextTimer = (limit) => {
     for (const source of taskSources) if (source.runTask()) return 2;
     let nextId = 0;
     let next = null;
     for (const [id, t] of timers) if (!next || t.at < next.at) { next = t; nextId = id; }
-    if (!next || next.at > horizon) return 0;
-    clock = Math.max(clock, next.at);
-    if (next.repeat) next.at = clock + Math.max(next.delay, 4); else timers.delete(nextId);
+    if (!next || next.at > limit) return 0;
+    const now = elapsed();
+    if (next.at > now) skew += next.at - now;
+    if (next.repeat) next.at = elapsed() + Math.max(next.delay, 4); else timers.delete(nextId);
     try { next.fn.apply(g, next.args); } catch (e) { reportError(e); }
     return 1;
   };
@@ -1804,7 +2010,6 @@
   };
 
   // ---- window --------------------------------------------------------------
-  const start = Date.now();
   const viewport = () => native.viewport();
   // Media queries scripts test: viewport widths/heights, orientation, color
   // scheme (light) and reduced motion (no); anything else does not match.
@@ -1842,7 +2047,7 @@
     setTimeout: (fn, ms, ...args) => addTimer(fn, ms, args, false),
     setInterval: (fn, ms, ...args) => addTimer(fn, ms, args, true),
     clearTimeout: clearTimer, clearInterval: clearTimer,
-    requestAnimationFrame: (fn) => addTimer(() => fn(clock), 16, [], false),
+    requestAnimationFrame: (fn) => addTimer(() => fn(elapsed()), 16, [], false),
     cancelAnimationFrame: clearTimer,
     requestIdleCallback: (fn) => addTimer(() => fn({ didTimeout: false, timeRemaining: () => 50 }), 1, [], false),
     cancelIdleCallback: clearTimer,
@@ -1887,7 +2092,7 @@
       doNotTrack: null, pdfViewerEnabled: false, plugins: [], mimeTypes: [],
       sendBeacon: () => true,
     },
-    performance: { now: () => Date.now() - start, timeOrigin: start, mark() {}, measure() {}, getEntriesByName: () => [], getEntriesByType: () => [], getEntries: () => [], clearMarks() {}, clearMeasures() {} },
+    performance: { now: elapsed, timeOrigin, mark() {}, measure() {}, getEntriesByName: () => [], getEntriesByType: () => [], getEntries: () => [], clearMarks() {}, clearMeasures() {} },
     ResizeObserver: class { observe() {} unobserve() {} disconnect() {} },
     IntersectionObserver: class {
       constructor(callback) { hidden(this, '_callback', callback); }
@@ -1897,6 +2102,23 @@
     },
   });
   defineHandlers(g);
+  // Named access on the window, as browsers give it: an element's id (or
+  // the name of an embed, form, iframe, img or object) is a global of that
+  // name when no real global has it. The lookup sits in the window's
+  // prototype chain, behind every own property, so `q` finds <input id=q>
+  // but never hides a variable or a built-in.
+  const NAMED_TAGS = ['embed', 'form', 'iframe', 'img', 'object'];
+  const namedElement = (key) => {
+    if (typeof key !== 'string' || key === '') return undefined;
+    const byId = document.getElementById(key);
+    if (byId) return byId;
+    const byName = document.querySelector(NAMED_TAGS.map((t) => `${t}[name="${cssEscape(key)}"]`).join(','));
+    return byName || undefined;
+  };
+  Object.setPrototypeOf(g, new Proxy(Object.getPrototypeOf(g), {
+    has: (target, key) => Reflect.has(target, key) || namedElement(key) !== undefined,
+    get: (target, key, receiver) => (Reflect.has(target, key) ? Reflect.get(target, key, receiver) : namedElement(key)),
+  }));
   for (const [name, axis] of [['scrollX', 0], ['scrollY', 1], ['pageXOffset', 0], ['pageYOffset', 1]]) {
     Object.defineProperty(g, name, { get: () => native.scrollPosition()[axis], configurable: true });
   }
@@ -1924,6 +2146,12 @@
       document.dispatchEvent(new Event('readystatechange'));
     },
     setCurrentScript(id) { currentScript = id === null || id === undefined ? null : wrap(id); },
+    // The running parser script ended: what it wrote goes in after it.
+    flushWrites,
+    // A module script of the document is running: an exception it throws
+    // (or rejects its evaluation with, after a top-level await) is reported
+    // like a classic script's.
+    watchModule(evaluation, name) { evaluation.then(undefined, (e) => reportError(e, name)); },
     fireLoad() {
       document.dispatchEvent(new Event('DOMContentLoaded', { bubbles: true }));
       readyState = 'complete';
@@ -1938,6 +2166,9 @@
       if (location.hash) scrollToFragment(location.hash);
     },
     pendingTimers: () => timers.size,
+    // Page ms since the time origin: the engine adds a pump's quiet period to
+    // it to get the `limit` it passes to `runNextTimer`.
+    clock: elapsed,
     traversed,
     // An uncaught exception of a page script: an `error` event on the window
     // (ErrorEvent with the exception), then the console.
@@ -1948,7 +2179,7 @@
     // from page scripts.
     internals: {
       Event, EventTarget, Node, invoke, reportError, hidden, wrap, idOf, ID, toText, queueTask, navigateTo,
-      fragmentNavigation, focusElement, isFocusable, selectAll, uncheckGroup, formOf, FORM_CONTROLS,
+      fragmentNavigation, focusElement, isFocusable, clone, selectionOf, setSelection, caretAtEnd, queueSelect, SELECTION_TYPES, uncheckGroup, formOf, FORM_CONTROLS,
       MouseEvent, KeyboardEvent, InputEvent, FocusEvent, SubmitEvent, ProgressEvent, WheelEvent, PointerEvent,
       HTMLFormElement, HTMLElement, HTMLInputElement, defineHandlers,
       getActiveElement: () => (activeElement && activeElement.isConnected ? activeElement : null),

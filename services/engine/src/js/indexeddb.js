@@ -1370,4 +1370,7 @@
     IDBKeyRange, IDBRequest, IDBOpenDBRequest, IDBVersionChangeEvent,
   });
   if (typeof g.structuredClone !== 'function') g.structuredClone = (value) => deserialize(serialize(value));
+  // history.state is kept in this serialization too (bootstrap.js).
+  internals.clone.serialize = serialize;
+  internals.clone.deserialize = deserialize;
 })

@@ -10,7 +10,7 @@
   const g = globalThis;
   const {
     wrap, toText, MouseEvent, KeyboardEvent, InputEvent, PointerEvent, WheelEvent, Event,
-    focusElement, isFocusable, selectAll, navigateTo, formOf,
+    focusElement, isFocusable, selectionOf, setSelection, caretAtEnd, queueSelect, navigateTo, formOf,
   } = internals;
   const document = g.document;
 
@@ -101,6 +101,9 @@
       let f = target;
       while (f && !isFocusable(f)) f = f.parentElement;
       focusElement(f || null);
+      // The click lands in the field's box: the caret goes to the end of
+      // its text (this engine does not place it by the click's position).
+      if (f && isTextControl(f)) caretAtEnd(f);
     }
     fire(target, new PointerEvent('pointerup', init));
     fire(target, new MouseEvent('mouseup', init));
@@ -131,34 +134,123 @@
     const keyCode = KEY_CODES[key] ?? (key.length === 1 ? key.toUpperCase().charCodeAt(0) : 0);
     return { key, code, keyCode, bubbles: true, cancelable: true, composed: true, view: g, ...mods };
   };
-  // Insert `text` into an editable element, with beforeinput/input.
+  const isTextControl = (el) => el.localName === 'input' || el.localName === 'textarea';
+  // Fire `beforeinput` (cancelable), make the change, then fire `input`.
+  const edit = (el, inputType, data, change) => {
+    const before = fire(el, new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, data, inputType }));
+    if (!before) return;
+    change();
+    fire(el, new InputEvent('input', { bubbles: true, composed: true, data, inputType }));
+  };
+  // Replace the control's selection with `text` and put the caret after it.
+  const replaceSelection = (el, text) => {
+    const value = el.value;
+    const [start, end] = selectionOf(el);
+    if (el.localName === 'input') text = text.replace(/[\r\n]/g, '');
+    // maxlength stops typing, it does not cut what is there.
+    const max = el.maxLength;
+    if (max >= 0) text = text.slice(0, Math.max(0, max - (value.length - (end - start))));
+    el.value = value.slice(0, start) + text + value.slice(end);
+    setSelection(el, start + text.length, start + text.length);
+  };
+  // Type `text` at the caret of an editable element, replacing what is selected.
   const insertText = (el, text, inputType = 'insertText') => {
-    const before = fire(el, new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, data: text, inputType }));
-    if (!before) return;
-    if (el.localName === 'input' || el.localName === 'textarea') {
-      const replace = selectAll.has(el);
-      selectAll.delete(el);
-      let value = (replace ? '' : el.value) + text;
-      if (el.localName === 'input') value = value.replace(/[\r\n]/g, '');
-      const max = el.maxLength;
-      if (max >= 0 && value.length > max) value = value.slice(0, max);
-      el.value = value;
-    } else {
-      el.appendChild(document.createTextNode(text));
-    }
-    fire(el, new InputEvent('input', { bubbles: true, composed: true, data: text, inputType }));
+    edit(el, inputType, text, () => {
+      if (isTextControl(el)) replaceSelection(el, text);
+      else el.appendChild(document.createTextNode(text));
+    });
   };
-  const deleteBackward = (el) => {
-    const before = fire(el, new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType: 'deleteContentBackward' }));
-    if (!before) return;
-    if (el.localName === 'input' || el.localName === 'textarea') {
-      if (selectAll.has(el)) { selectAll.delete(el); el.value = ''; } else el.value = el.value.slice(0, -1);
-    } else {
+  // Where a deletion by `unit` (char or word) in direction `dir` (-1 back,
+  // +1 forward) from offset `at` of `value` ends.
+  const deletionEnd = (value, at, dir, unit) => {
+    if (unit === 'word') {
+      let i = at;
+      if (dir < 0) {
+        while (i > 0 && /\s/.test(value[i - 1])) i--;
+        while (i > 0 && !/\s/.test(value[i - 1])) i--;
+      } else {
+        while (i < value.length && /\s/.test(value[i])) i++;
+        while (i < value.length && !/\s/.test(value[i])) i++;
+      }
+      return i;
+    }
+    // One character: both halves of a surrogate pair.
+    if (dir < 0) return at >= 2 && /[\uDC00-\uDFFF]/.test(value[at - 1]) && /[\uD800-\uDBFF]/.test(value[at - 2]) ? at - 2 : Math.max(0, at - 1);
+    return at + 2 <= value.length && /[\uD800-\uDBFF]/.test(value[at]) && /[\uDC00-\uDFFF]/.test(value[at + 1]) ? at + 2 : Math.min(value.length, at + 1);
+  };
+  // Backspace (dir -1) or Delete (+1): the selection, else a character or
+  // (with Control) a word next to the caret.
+  const deleteText = (el, dir, unit = 'char') => {
+    const inputType = `delete${unit === 'word' ? 'Word' : 'Content'}${dir < 0 ? 'Backward' : 'Forward'}`;
+    if (isTextControl(el)) {
+      const value = el.value;
+      let [start, end] = selectionOf(el);
+      if (start === end) {
+        const to = deletionEnd(value, start, dir, unit);
+        [start, end] = dir < 0 ? [to, start] : [start, to];
+      }
+      if (start === end) return;
+      edit(el, inputType, null, () => {
+        el.value = value.slice(0, start) + value.slice(end);
+        setSelection(el, start, start);
+      });
+      return;
+    }
+    // contenteditable: no caret inside the element, so its end.
+    if (dir > 0) return;
+    edit(el, inputType, null, () => {
       const text = el.textContent;
-      el.textContent = text.slice(0, -1);
-    }
-    fire(el, new InputEvent('input', { bubbles: true, composed: true, inputType: 'deleteContentBackward' }));
+      el.textContent = text.slice(0, deletionEnd(text, text.length, -1, unit));
+    });
   };
+  // The start and end offsets of the line of a textarea's value at `at`.
+  const lineBounds = (value, at) => {
+    const start = value.lastIndexOf('\n', at - 1) + 1;
+    const nl = value.indexOf('\n', at);
+    return [start, nl < 0 ? value.length : nl];
+  };
+  // Where the caret goes for a navigation key, from offset `at`.
+  const caretTarget = (el, key, at) => {
+    const value = el.value;
+    const multiline = el.localName === 'textarea';
+    switch (key) {
+      case 'ArrowLeft': return mods.ctrlKey ? deletionEnd(value, at, -1, 'word') : deletionEnd(value, at, -1, 'char');
+      case 'ArrowRight': return mods.ctrlKey ? deletionEnd(value, at, 1, 'word') : deletionEnd(value, at, 1, 'char');
+      case 'Home': return multiline && !mods.ctrlKey ? lineBounds(value, at)[0] : 0;
+      case 'End': return multiline && !mods.ctrlKey ? lineBounds(value, at)[1] : value.length;
+      case 'ArrowUp': case 'ArrowDown': {
+        if (!multiline) return key === 'ArrowUp' ? 0 : value.length;
+        const [start, end] = lineBounds(value, at);
+        const column = at - start;
+        if (key === 'ArrowUp') {
+          if (start === 0) return 0;
+          const [prevStart, prevEnd] = lineBounds(value, start - 1);
+          return Math.min(prevStart + column, prevEnd);
+        }
+        if (end === value.length) return value.length;
+        const [nextStart, nextEnd] = lineBounds(value, end + 1);
+        return Math.min(nextStart + column, nextEnd);
+      }
+      default: return at;
+    }
+  };
+  // Move the caret of a text control for a navigation key; with Shift the
+  // selection grows or shrinks from its anchor instead.
+  const moveCaret = (el, key) => {
+    const [start, end, dir] = selectionOf(el);
+    if (mods.shiftKey) {
+      const [anchor, focus] = dir === 'backward' ? [end, start] : [start, end];
+      const to = caretTarget(el, key, focus);
+      setSelection(el, Math.min(anchor, to), Math.max(anchor, to), to < anchor ? 'backward' : to > anchor ? 'forward' : 'none');
+      return;
+    }
+    // A selection collapses to its side for Left and Right.
+    if (start !== end && key === 'ArrowLeft' && !mods.ctrlKey) { setSelection(el, start, start); return; }
+    if (start !== end && key === 'ArrowRight' && !mods.ctrlKey) { setSelection(el, end, end); return; }
+    const to = caretTarget(el, key, dir === 'backward' ? start : end);
+    setSelection(el, to, to);
+  };
+  const CARET_KEYS = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'];
   const focusables = () => [...document.querySelectorAll('a[href], area[href], button, input, select, textarea, summary, iframe, [tabindex], [contenteditable]')]
     .filter((el) => isFocusable(el) && el.tabIndex >= 0 && !el.closest('[hidden]') && el.getBoundingClientRect().width + el.getBoundingClientRect().height > 0);
   const moveFocus = (back) => {
@@ -170,6 +262,8 @@
     const i = current ? ordered.indexOf(current) : -1;
     const next = back ? ordered[i <= 0 ? ordered.length - 1 : i - 1] : ordered[(i + 1) % ordered.length];
     focusElement(next);
+    // Tabbing into a text field selects its value, as browsers do.
+    if (next.localName === 'input' && internals.SELECTION_TYPES.concat(['email', 'number']).includes(next.type)) setSelection(next, 0, next.value.length);
     next.scrollIntoView({ block: 'nearest' });
   };
   // Enter in a text field submits its form: through its default button, or
@@ -193,7 +287,9 @@
         if (editable(el)) insertText(el, key);
         else if (key === ' ' && el.localName !== 'body') el.click();
       } else if ((mods.ctrlKey || mods.metaKey) && key.toLowerCase() === 'a') {
-        if (el.localName === 'input' || el.localName === 'textarea') selectAll.add(el);
+        if (isTextControl(el)) { setSelection(el, 0, el.value.length); queueSelect(el); }
+      } else if (CARET_KEYS.includes(key) && isTextControl(el) && editable(el)) {
+        moveCaret(el, key);
       } else {
         switch (key) {
           case 'Enter':
@@ -203,7 +299,8 @@
             else if (['a', 'button', 'summary'].includes(el.localName) || (el.localName === 'input' && ['submit', 'button', 'reset', 'image'].includes(el.type))) el.click();
             break;
           case 'Tab': moveFocus(mods.shiftKey); break;
-          case 'Backspace': if (editable(el)) deleteBackward(el); break;
+          case 'Backspace': if (editable(el)) deleteText(el, -1, mods.ctrlKey ? 'word' : 'char'); break;
+          case 'Delete': if (editable(el)) deleteText(el, 1, mods.ctrlKey ? 'word' : 'char'); break;
           case 'Escape': break;
           case 'ArrowDown': case 'ArrowUp':
             if (el.localName === 'select') {
@@ -250,9 +347,9 @@
       const what = el ? `<${el.localName}${el.type ? ` type=${el.type}` : ''}>` : 'nothing';
       return `nothing editable has focus (the focused element is ${what}); give a target to type into`;
     }
-    if (clear && (el.localName === 'input' || el.localName === 'textarea') && el.value !== '') {
-      selectAll.add(el);
-      deleteBackward(el);
+    if (clear && isTextControl(el) && el.value !== '') {
+      setSelection(el, 0, el.value.length);
+      deleteText(el, -1);
     }
     for (const ch of toText(text)) {
       if (internals.getActiveElement() !== el) break;

@@ -11,8 +11,9 @@
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
 //! its budget gets an uncatchable exception, so `while (true) {}` costs the tab
 //! seconds, not its life (the budgets are below the host's call deadlines, which
-//! would poison the whole instance). Timers run on a virtual clock, drained after the
-//! page's scripts and while `evaluate` awaits a promise.
+//! would poison the whole instance). Timers run on the page's clock, drained after the
+//! page's scripts and while `evaluate` awaits a promise: the pump does not wait
+//! for a timer, it skips the page's clock (Date, `performance.now()`) ahead to it.
 //!
 //! Other tasks (IndexedDB requests and transaction events) are due at once and
 //! run through the same hook as timers, one per call, so promise jobs run
@@ -21,6 +22,7 @@
 //! After each task the `endTask` hook ends it (IndexedDB transactions created
 //! or reactivated in it become inactive and may commit).
 
+mod modules;
 mod natives;
 mod web;
 
@@ -68,15 +70,16 @@ const SCRIPT_BUDGET: Duration = Duration::from_secs(4);
 const LOAD_BUDGET: Duration = Duration::from_secs(8);
 /// Time one `evaluate` may take, including awaiting its promise.
 const EVAL_BUDGET: Duration = Duration::from_secs(8);
-/// Virtual milliseconds of timers run after load or an input action, the
-/// quiet period: `setTimeout(f, 500)` runs, a 10 s poll does not.
+/// Page milliseconds of timers run after load or an input action, counted
+/// from the end of the action, the quiet period: `setTimeout(f, 500)` runs,
+/// a 10 s poll does not.
 const LOAD_TIMER_HORIZON_MS: f64 = 1_000.0;
 /// Time an input action's event handlers, default actions and the tasks
 /// they start may take together.
 const INPUT_BUDGET: Duration = Duration::from_secs(8);
 /// Console entries one summary reports, at most (the newest).
 const MAX_REPORTED_CONSOLE: usize = 100;
-/// Virtual milliseconds `evaluate` may skip ahead to settle a promise.
+/// Page milliseconds `evaluate` may skip ahead to settle a promise.
 const EVAL_TIMER_HORIZON_MS: f64 = 30_000.0;
 /// Timer callbacks run after load, at most (a `setInterval(f, 0)` ends here).
 const MAX_LOAD_TIMERS: usize = 200;
@@ -123,6 +126,7 @@ thread_local! {
 pub(crate) fn reset() {
     let env = ENV.with(|env| env.borrow_mut().take());
     drop(env);
+    modules::reset();
     let reported = REPORTED.with(|r| r.replace(0));
     CONSOLE.with(|console| {
         let mut console = console.borrow_mut();
@@ -201,6 +205,7 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
     runtime.set_gc_threshold(GC_THRESHOLD);
     runtime.set_max_stack_size(MAX_STACK);
     runtime.set_interrupt_handler(Some(Box::new(deadline_passed)));
+    runtime.set_loader(modules::PageResolver, modules::PageLoader);
     let context = Context::full(&runtime)
         .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
     let hooks = context.with(|ctx| -> Result<_, String> {
@@ -375,16 +380,30 @@ enum Ran {
     Task,
 }
 
+/// The page time (ms since the realm's time origin, as `performance.now()`
+/// reads it) up to which a pump that may skip `horizon_ms` ahead from now
+/// runs timers; a negative horizon runs no timer.
+fn timer_limit(hooks: &Object<'_>, horizon_ms: f64) -> f64 {
+    if horizon_ms < 0.0 {
+        return -1.0;
+    }
+    let now = hooks
+        .get::<_, Function>("clock")
+        .and_then(|clock| clock.call::<_, f64>(()))
+        .unwrap_or(0.0);
+    now + horizon_ms
+}
+
 /// Run the next due task: another task if one is queued, else the next timer
-/// due no later than `horizon_ms` virtual ms (a negative horizon runs no
-/// timer). Its promise jobs run and the task is ended before this returns; the
-/// caller must have ended whatever ran before.
-fn run_next_task(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64) -> Ran {
+/// due no later than page time `limit` (see [`timer_limit`]; a negative limit
+/// runs no timer). Its promise jobs run and the task is ended before this
+/// returns; the caller must have ended whatever ran before.
+fn run_next_task(ctx: &Ctx<'_>, hooks: &Object<'_>, limit: f64) -> Ran {
     let Ok(run) = hooks.get::<_, Function>("runNextTimer") else {
         return Ran::Nothing;
     };
     let ran = with_deadline(SCRIPT_BUDGET, || {
-        run.call::<_, i32>((horizon_ms,))
+        run.call::<_, i32>((limit,))
             .catch(ctx)
             .map_err(|e| describe(&e))
     });
@@ -405,18 +424,21 @@ fn run_next_task(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64) -> Ran {
     }
 }
 
-/// Run due tasks (and timers up to `horizon_ms`) until none is left, at most
-/// `max_timers` timer callbacks and [`MAX_TASKS`] other tasks, or the deadline.
-/// Says how the loop ended.
+/// Run due tasks (and timers due within `horizon_ms` of page time from now)
+/// until none is left, at most `max_timers` timer callbacks and
+/// [`MAX_TASKS`] other tasks, or the deadline. Says how the loop ended.
 fn run_tasks(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64, max_timers: usize) -> Settle {
     // Whatever ran before (a script, its promise jobs) is over.
     end_task(ctx, hooks);
+    // The horizon counts from now, not from the realm's start: timers a
+    // click starts long after the load still run within its quiet period.
+    let limit = timer_limit(hooks, horizon_ms);
     let (mut timers, mut tasks) = (0, 0);
     loop {
         if deadline_passed() {
             return Settle::Budget;
         }
-        match run_next_task(ctx, hooks, horizon_ms) {
+        match run_next_task(ctx, hooks, limit) {
             Ran::Nothing => break,
             Ran::Timer => {
                 timers += 1;
@@ -461,6 +483,17 @@ enum ScriptSource {
     External(String),
 }
 
+/// What a `<script>` holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A classic script.
+    Classic,
+    /// A module script (`type="module"`).
+    Module,
+    /// An import map (`type="importmap"`), read in document order.
+    ImportMap,
+}
+
 /// When a script runs, by its attributes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Timing {
@@ -474,9 +507,10 @@ enum Timing {
     Deferred,
 }
 
-/// One classic script of the document.
+/// One script of the document.
 struct Script {
     node: NodeId,
+    kind: Kind,
     source: ScriptSource,
     name: String,
     timing: Timing,
@@ -500,8 +534,9 @@ fn is_classic_script(script_type: Option<&str>) -> bool {
         )
 }
 
-/// The document's classic scripts in document order; module scripts are
-/// reported to the console as not run.
+/// The document's scripts in document order: classic scripts (but not those
+/// marked `nomodule`, which browsers with modules skip), module scripts and
+/// import maps. Scripts of other types are data, not run.
 fn collect_scripts(doc: &BaseDocument) -> Vec<Script> {
     let base = inspect::base_url(doc);
     let mut scripts = Vec::new();
@@ -516,41 +551,54 @@ fn collect_scripts(doc: &BaseDocument) -> Vec<Script> {
                 continue;
             }
             if tag == "script" {
-                let script_type = inspect::attr(node, "type");
-                if script_type.is_some_and(|t| t.trim().eq_ignore_ascii_case("module")) {
-                    console(
-                        "warn",
-                        "a module script was not run: this engine runs classic scripts only",
-                    );
-                } else if is_classic_script(script_type) {
+                let script_type =
+                    inspect::attr(node, "type").map(|t| t.trim().to_ascii_lowercase());
+                let kind = match script_type.as_deref() {
+                    Some("module") => Some(Kind::Module),
+                    Some("importmap") => Some(Kind::ImportMap),
+                    t if is_classic_script(t) && inspect::attr(node, "nomodule").is_none() => {
+                        Some(Kind::Classic)
+                    }
+                    _ => None,
+                };
+                if let Some(kind) = kind {
                     let index = scripts.len() + 1;
-                    match inspect::attr(node, "src") {
+                    let src = inspect::attr(node, "src").filter(|_| kind != Kind::ImportMap);
+                    let is_async = inspect::attr(node, "async").is_some();
+                    let timing = match (kind, src.is_some()) {
+                        // Module scripts are deferred unless async, inline or not.
+                        (Kind::Module, _) if is_async => Timing::Async,
+                        (Kind::Module, _) => Timing::Deferred,
+                        (_, true) if is_async => Timing::Async,
+                        (_, true) if inspect::attr(node, "defer").is_some() => Timing::Deferred,
+                        _ => Timing::Blocking,
+                    };
+                    let script = match src {
                         Some(src) => {
                             let url = base
                                 .join(src.trim())
                                 .map(String::from)
                                 .unwrap_or_else(|_| src.to_owned());
-                            let timing = if inspect::attr(node, "async").is_some() {
-                                Timing::Async
-                            } else if inspect::attr(node, "defer").is_some() {
-                                Timing::Deferred
-                            } else {
-                                Timing::Blocking
-                            };
-                            scripts.push(Script {
+                            Script {
                                 node: id,
+                                kind,
                                 source: ScriptSource::External(url.clone()),
                                 name: url,
                                 timing,
-                            });
+                            }
                         }
-                        None => scripts.push(Script {
+                        None => Script {
                             node: id,
+                            kind,
                             source: ScriptSource::Inline(node.text_content()),
-                            name: format!("inline-script-{index}"),
-                            timing: Timing::Blocking,
-                        }),
-                    }
+                            name: match kind {
+                                Kind::Module => format!("inline-module-{index}"),
+                                _ => format!("inline-script-{index}"),
+                            },
+                            timing,
+                        },
+                    };
+                    scripts.push(script);
                 }
                 continue;
             }
@@ -558,6 +606,47 @@ fn collect_scripts(doc: &BaseDocument) -> Vec<Script> {
         stack.extend(node.children.iter().rev().copied());
     }
     scripts
+}
+
+/// Run a module script: declare it (fetching it and, when it is run, what
+/// it imports) and evaluate it. Its evaluation may outlive this call (a
+/// top-level `await`); the prelude reports whatever it rejects with.
+fn run_module<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, script: &Script) {
+    let (src, text) = match &script.source {
+        ScriptSource::External(url) => (Some(url.as_str()), ""),
+        ScriptSource::Inline(text) => (None, text.as_str()),
+    };
+    let evaluated = with_deadline(SCRIPT_BUDGET, || {
+        modules::declare_script(ctx, src, text)
+            .and_then(|module| module.eval())
+            .map(|(_, promise)| promise)
+            .catch(ctx)
+    });
+    match evaluated {
+        Ok(promise) => {
+            call_hook(ctx, hooks, "watchModule", (promise, script.name.as_str()));
+        }
+        // A module (or an import of it) that could not be fetched already
+        // said why on the console, as browsers do; other errors are the
+        // script's own.
+        Err(CaughtError::Exception(exception)) if !deadline_passed() => {
+            let is_load_error = exception
+                .message()
+                .is_some_and(|m| m.starts_with(modules::LOAD_FAILURE));
+            if !is_load_error {
+                call_hook(
+                    ctx,
+                    hooks,
+                    "scriptError",
+                    (exception.into_value(), script.name.as_str()),
+                );
+            }
+        }
+        Err(e) => console(
+            "error",
+            &format!("Uncaught {} ({})", describe(&e), script.name),
+        ),
+    }
 }
 
 /// The text of a script, fetched if external; failures go to the console.
@@ -642,6 +731,21 @@ pub(crate) fn run_page_scripts() -> Settle {
                     call_hook(&ctx, &hooks, "parsed", ());
                     parsed = true;
                 }
+                match script.kind {
+                    Kind::Module => {
+                        run_module(&ctx, &hooks, &script);
+                        drain_jobs(&ctx);
+                        end_task(&ctx, &hooks);
+                        continue;
+                    }
+                    Kind::ImportMap => {
+                        if let ScriptSource::Inline(text) = &script.source {
+                            modules::set_import_map(text);
+                        }
+                        continue;
+                    }
+                    Kind::Classic => {}
+                }
                 let Some(text) = script_text(script.source) else {
                     continue;
                 };
@@ -659,6 +763,9 @@ pub(crate) fn run_page_scripts() -> Settle {
                     (Some(from_id(script.node)),),
                 );
                 run_script(&ctx, &hooks, &text, &script.name);
+                if script.timing == Timing::Blocking {
+                    call_hook(&ctx, &hooks, "flushWrites", ());
+                }
                 call_hook(&ctx, &hooks, "setCurrentScript", (None::<f64>,));
                 if let Some(hidden) = hidden {
                     tab::try_with_tab(|tab| tab::reveal(tab.document(), hidden));
@@ -766,6 +873,7 @@ fn settle<'js>(
     };
     // Whether code ran since the last task ended (the script itself at first).
     let mut task_open = true;
+    let limit = timer_limit(hooks, EVAL_TIMER_HORIZON_MS);
     loop {
         if let Some(result) = promise.result::<Value>() {
             return result
@@ -785,7 +893,7 @@ fn settle<'js>(
             end_task(ctx, hooks);
             task_open = false;
         }
-        if run_next_task(ctx, hooks, EVAL_TIMER_HORIZON_MS) == Ran::Nothing {
+        if run_next_task(ctx, hooks, limit) == Ran::Nothing {
             return Err(EvalError::Exception(
                 "the returned promise never settled (nothing left to run)".to_owned(),
             ));

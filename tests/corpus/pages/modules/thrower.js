@@ -1,0 +1,1 @@
+throw new RangeError('the harbour is closed');

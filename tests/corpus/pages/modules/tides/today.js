@@ -1,0 +1,1 @@
+export const highWater = '11:52';

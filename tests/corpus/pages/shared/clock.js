@@ -1,0 +1,1 @@
+export const now = 'harbour clock';
