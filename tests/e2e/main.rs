@@ -6,6 +6,7 @@
 mod auth;
 mod bad_input;
 mod bench;
+mod browsing;
 mod engine_state;
 mod fidelity;
 mod fleet;
