@@ -25,15 +25,21 @@ load: deps services
 
 # Rewrites tests/corpus/golden/*.json from headless Chromium after a corpus page
 # changed (commit them with the page); `make test` compares the engine with them.
-goldens: deps
+goldens: deps tests/corpus/vendor/node_modules
 	./scripts/goldens.sh
 
-test: deps services tests/clients/ts/node_modules
+test: deps services tests/clients/ts/node_modules tests/corpus/vendor/node_modules
 	cargo test --no-fail-fast
 
 # The official MCP TypeScript SDK, for the test that drives the gateway with it.
 tests/clients/ts/node_modules: tests/clients/ts/package-lock.json
 	cd tests/clients/ts && npm ci --no-audit --no-fund
+	touch $@
+
+# Published libraries the corpus page frameworks.html loads (jQuery, React,
+# Vue, Alpine, Preact), pinned by their package-lock.json.
+tests/corpus/vendor/node_modules: tests/corpus/vendor/package-lock.json
+	cd tests/corpus/vendor && npm ci --no-audit --no-fund
 	touch $@
 
 deps:

@@ -23,7 +23,9 @@
 //! And `network.html` is served with two `Set-Cookie` headers, one HttpOnly
 //! (`PAGE_COOKIES`); files under `shared/` carry
 //! `Access-Control-Allow-Origin: *`, so other origins may load them in CORS
-//! mode (module scripts).
+//! mode (module scripts). `/vendor/<package>/<file>` serves the published
+//! libraries of `tests/corpus/vendor` (`npm ci` installs them beside the
+//! pages), which `frameworks.html` loads.
 
 use std::future::IntoFuture as _;
 use std::path::{Component, Path, PathBuf};
@@ -331,7 +333,10 @@ async fn static_file(State(state): State<Arc<ServerState>>, method: Method, uri:
     let Some(relative) = relative_path(uri.path()) else {
         return not_found();
     };
-    let path = state.pages.join(&relative);
+    let path = match relative.strip_prefix("vendor") {
+        Ok(library) => state.pages.join("../vendor/node_modules").join(library),
+        Err(_) => state.pages.join(&relative),
+    };
     let Ok(mut bytes) = tokio::fs::read(&path).await else {
         return not_found();
     };

@@ -142,6 +142,16 @@
   const ProgressEvent = eventClass(Event, { lengthComputable: false, loaded: 0, total: 0 });
   const ErrorEvent = eventClass(Event, { message: '', filename: '', lineno: 0, colno: 0, error: null });
   const PageTransitionEvent = eventClass(Event, { persisted: false });
+  const StorageEvent = eventClass(Event, { key: null, oldValue: null, newValue: null, url: '', storageArea: null });
+  const MessageEvent = eventClass(Event, { data: null, origin: '', lastEventId: '', source: null, ports: () => [] });
+  const CloseEvent = eventClass(Event, { wasClean: false, code: 0, reason: '' });
+  const AnimationEvent = eventClass(Event, { animationName: '', elapsedTime: 0, pseudoElement: '' });
+  const TransitionEvent = eventClass(Event, { propertyName: '', elapsedTime: 0, pseudoElement: '' });
+  const CompositionEvent = eventClass(UIEvent, { data: '' });
+  const TouchEvent = eventClass(UIEvent, { touches: () => [], targetTouches: () => [], changedTouches: () => [], ...modifiers });
+  const DragEvent = eventClass(MouseEvent, { dataTransfer: null });
+  const ClipboardEvent = eventClass(Event, { clipboardData: null });
+  const BeforeUnloadEvent = eventClass(Event, {});
 
   // Listeners per target and type: {fn, capture, once, passive, handler?}.
   // An `on*` handler takes the place of its first assignment among them.
@@ -313,7 +323,14 @@
     switch (native.nodeType(id)) {
       case 1: {
         if (fragmentIds.has(id)) { node = new DocumentFragment(id); break; }
-        const Cls = ELEMENT_CLASSES[native.nodeName(id).toLowerCase()] || HTMLElement;
+        const tag = native.nodeName(id).toLowerCase();
+        const def = customDefinitions.get(tag);
+        if (def) return upgrade(id, def);
+        const ns = native.namespaceUri(id);
+        const Cls = ns === SVG_NS ? (tag === 'svg' ? SVGSVGElement : SVGElement)
+          : ns === MATHML_NS ? MathMLElement
+          : ns && ns !== HTML_NAMESPACE ? Element
+          : ELEMENT_CLASSES[tag] || (tag.includes('-') ? HTMLElement : HTMLUnknownElement);
         node = new Cls(id);
         // A form's controls are its named properties, and shadow its own
         // (`form.action` is a control named "action" if there is one).
@@ -326,21 +343,55 @@
       default: return null;
     }
     wrappers.set(id, node);
+    unretained.push(id);
     return node;
   };
+  // Nodes wrapped since Rust last heard of them: a replacement of children
+  // (textContent, innerHTML) must keep them alive, so Rust is told first.
+  let unretained = [];
+  const retainWrapped = () => { if (unretained.length) { native.retain(unretained); unretained = []; } };
+  const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
   const idOf = (node) => {
     if (!(node instanceof Node)) throw new TypeError('parameter is not of type Node');
     return node[ID];
   };
-  const nodeList = (ids) => {
+  // Collections are arrays (so every array method works on them) whose
+  // prototype is NodeList's or HTMLCollection's, for `instanceof`.
+  class NodeList extends Array {
+    item(i) { return this[i] || null; }
+    static get [Symbol.species]() { return Array; }
+  }
+  class HTMLCollection extends Array {
+    item(i) { return this[i] || null; }
+    namedItem(name) { return this.find((el) => el.id === name || el.getAttribute('name') === name) || null; }
+    static get [Symbol.species]() { return Array; }
+  }
+  const nodeList = (ids, proto = NodeList.prototype) => {
     const list = ids.map(wrap).filter((n) => n !== null);
-    hidden(list, 'item', (i) => list[i] || null);
+    Object.setPrototypeOf(list, proto);
     return list;
   };
   const toText = (v) => (v === null || v === undefined ? '' : String(v));
 
   class Node extends EventTarget {
-    constructor(id) { super(); Object.defineProperty(this, ID, { value: id }); }
+    constructor(id) {
+      super();
+      if (id === undefined) {
+        // A custom element's constructor chain reached here: an upgrade
+        // makes `super()` return the element being upgraded; `new
+        // MyElement()` makes a new element of the class's name.
+        if (upgrading) { const el = upgrading; upgrading = null; return el; }
+        const def = definitionOf(new.target);
+        if (!def) throw new TypeError('Illegal constructor');
+        id = native.createElement(def.name);
+        wrappers.set(id, this);
+        unretained.push(id);
+        upgraded.add(this);
+      }
+      Object.defineProperty(this, ID, { value: id });
+    }
     get nodeType() { return native.nodeType(this[ID]); }
     get nodeName() { return native.nodeName(this[ID]); }
     get ownerDocument() { return this === document ? null : document; }
@@ -363,6 +414,7 @@
     set textContent(v) {
       if (this === document) return;
       const removed = mutationObservers.length && this.nodeType === 1 ? this.childNodes : null;
+      retainWrapped();
       native.setTextContent(this[ID], toText(v));
       if (mutationObservers.length) {
         if (this.nodeType === 1) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: this.childNodes });
@@ -386,17 +438,21 @@
         native.insertBefore(this[ID], idOf(node), refId);
       }
       if (mutationObservers.length && moved.length) queueMutation(this, { type: 'childList', addedNodes: moved.slice(), nextSibling: ref == null ? null : ref });
-      // Scripts inserted into the document run now (inline) or once fetched.
+      // Scripts inserted into the document run now (inline) or once fetched;
+      // custom elements in it are upgraded or told they are connected.
       for (const node of moved) {
         if (node.nodeType !== 1 || !node.isConnected) continue;
         if (node.localName === 'script') runInsertedScript(node);
         else if (native.querySelector(node[ID], 'script') !== null) node.querySelectorAll('script').forEach(runInsertedScript);
+        connected(node);
       }
       return child;
     }
     removeChild(child) {
+      const wasConnected = customDefinitions.size > 0 && child.isConnected;
       native.removeChild(this[ID], idOf(child));
       if (mutationObservers.length) queueMutation(this, { type: 'childList', removedNodes: [child] });
+      if (wasConnected) disconnected(child);
       return child;
     }
     replaceChild(child, old) { this.insertBefore(child, old); this.removeChild(old); return old; }
@@ -442,7 +498,7 @@
     replaceWith(...nodes) { const p = this.parentNode; if (!p) return; this.before(...nodes); this.remove(); },
   };
   const parentNodeMixin = {
-    get children() { return nodeList(native.children(this[ID])); },
+    get children() { return nodeList(native.children(this[ID]), HTMLCollection.prototype); },
     get childElementCount() { return native.children(this[ID]).length; },
     get firstElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[0]) : null; },
     get lastElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[c.length - 1]) : null; },
@@ -556,7 +612,9 @@
 
   class Element extends Node {
     get tagName() { return this.nodeName; }
-    get localName() { return this.nodeName.toLowerCase(); }
+    // HTML elements report an upper-case nodeName; other namespaces keep case.
+    get localName() { const name = this.nodeName; return name === name.toUpperCase() ? name.toLowerCase() : name; }
+    get namespaceURI() { return native.namespaceUri(this[ID]) ?? null; }
     get id() { return toText(this.getAttribute('id')); }
     set id(v) { this.setAttribute('id', v); }
     get className() { return toText(this.getAttribute('class')); }
@@ -567,21 +625,24 @@
     getAttribute(name) { return native.getAttribute(this[ID], String(name)) ?? null; }
     getAttributeNames() { return native.attributeNames(this[ID]); }
     get attributes() {
-      const list = native.attributeNames(this[ID]).map((name) => ({ name, value: this.getAttribute(name) }));
-      hidden(list, 'item', (i) => list[i] || null);
-      hidden(list, 'getNamedItem', (n) => list.find((a) => a.name === String(n).toLowerCase()) || null);
+      const list = native.attributeNames(this[ID]).map((name) => new Attr(this, name));
+      Object.setPrototypeOf(list, NamedNodeMap.prototype);
       return list;
     }
     setAttribute(name, value) {
-      const old = mutationObservers.length ? this.getAttribute(name) : null;
+      const observed = observesAttribute(this, name);
+      const old = mutationObservers.length || observed ? this.getAttribute(name) : null;
       native.setAttribute(this[ID], String(name), String(value));
       if (mutationObservers.length) queueMutation(this, { type: 'attributes', attributeName: String(name).toLowerCase(), oldValue: old });
+      if (observed) reaction(this, 'attributeChangedCallback', String(name).toLowerCase(), old, String(value));
     }
     removeAttribute(name) {
       if (!this.hasAttribute(name)) return;
-      const old = mutationObservers.length ? this.getAttribute(name) : null;
+      const observed = observesAttribute(this, name);
+      const old = mutationObservers.length || observed ? this.getAttribute(name) : null;
       native.removeAttribute(this[ID], String(name));
       if (mutationObservers.length) queueMutation(this, { type: 'attributes', attributeName: String(name).toLowerCase(), oldValue: old });
+      if (observed) reaction(this, 'attributeChangedCallback', String(name).toLowerCase(), old, null);
     }
     setAttributeNS(_ns, name, value) { this.setAttribute(name, value); }
     getAttributeNS(_ns, name) { return this.getAttribute(name); }
@@ -600,9 +661,12 @@
     get innerHTML() { return htmlSerialization(native.innerHTML(this[ID])); }
     set innerHTML(html) {
       const removed = mutationObservers.length ? this.childNodes : null;
-      native.setInnerHTML(this[ID], toText(html));
+      const wasConnected = customDefinitions.size > 0 && this.isConnected;
+      if (wasConnected) for (const c of this.children) disconnected(c);
+      retainWrapped(); native.setInnerHTML(this[ID], toText(html));
       // Scripts parsed by innerHTML never run.
       if (native.querySelector(this[ID], 'script') !== null) this.querySelectorAll('script').forEach((sc) => startedScripts.add(sc));
+      if (wasConnected) for (const c of this.children) connected(c);
       if (mutationObservers.length) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: this.childNodes });
     }
     get outerHTML() { return htmlSerialization(native.outerHTML(this[ID])); }
@@ -647,7 +711,7 @@
           x += dx; y += dy;
         }
       }
-      return { x, y, width, height, left: x, top: y, right: x + width, bottom: y + height, toJSON() { return { x, y, width, height }; } };
+      return new DOMRect(x, y, width, height);
     }
     getClientRects() { return native.boxMetrics(this[ID]) ? [this.getBoundingClientRect()] : []; }
     get offsetWidth() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[0]) : 0; }
@@ -751,7 +815,9 @@
     if (decls.length === 0 && v === '') { el.removeAttribute('style'); return; }
     el.setAttribute('style', decls.map(([n, val]) => `${n}: ${val};`).join(' '));
   };
-  const styleProxy = (el) => new Proxy({}, {
+  class CSSStyleDeclaration {}
+  class DOMStringMap {}
+  const styleProxy = (el) => new Proxy(Object.create(CSSStyleDeclaration.prototype), {
     get(_, key) {
       if (key === 'setProperty') return (name, value) => writeStyle(el, String(name).toLowerCase(), value);
       if (key === 'removeProperty') return (name) => { const old = readStyle(el, String(name).toLowerCase()); writeStyle(el, String(name).toLowerCase(), ''); return old; };
@@ -774,7 +840,7 @@
     const found = styleDeclarations(el).reverse().find(([n]) => n === name);
     return found ? found[1] : '';
   };
-  const datasetProxy = (el) => new Proxy({}, {
+  const datasetProxy = (el) => new Proxy(Object.create(DOMStringMap.prototype), {
     get(_, key) { if (typeof key !== 'string') return undefined; const v = el.getAttribute('data-' + kebab(key)); return v === null ? undefined : v; },
     set(_, key, value) { if (typeof key === 'string') el.setAttribute('data-' + kebab(key), String(value)); return true; },
     has(_, key) { return typeof key === 'string' && el.hasAttribute('data-' + kebab(key)); },
@@ -1357,9 +1423,17 @@
   // innerHTML) put inside the element moves there on first use.
   const templateContents = new Map();
   class HTMLTemplateElement extends HTMLElement {
+    // The parser's "template contents" node, as a DocumentFragment; what
+    // scripts put inside the element itself moves there on first use.
     get content() {
       let fragment = templateContents.get(this[ID]);
-      if (!fragment) { fragment = document.createDocumentFragment(); templateContents.set(this[ID], fragment); }
+      if (!fragment) {
+        const id = native.templateContents(this[ID]);
+        fragmentIds.add(id);
+        wrappers.delete(id);
+        fragment = wrap(id);
+        templateContents.set(this[ID], fragment);
+      }
       const children = native.childNodes(this[ID]).map(wrap);
       for (const c of children) fragment.appendChild(c);
       return fragment;
@@ -1371,7 +1445,7 @@
     set innerHTML(html) {
       const f = this.content;
       f.textContent = '';
-      native.setInnerHTML(this[ID], toText(html));
+      retainWrapped(); native.setInnerHTML(this[ID], toText(html));
     }
   }
   class HTMLDetailsElement extends HTMLElement {}
@@ -1455,7 +1529,92 @@
   const HTMLFieldSetElement = simpleClass('HTMLFieldSetElement');
   const HTMLLegendElement = simpleClass('HTMLLegendElement');
   const HTMLUnknownElement = simpleClass('HTMLUnknownElement');
+  class HTMLMediaElement extends HTMLElement {
+    get paused() { return true; }
+    get ended() { return false; }
+    get currentTime() { return 0; }
+    set currentTime(_) {}
+    get duration() { return NaN; }
+    get readyState() { return 0; }
+    get networkState() { return 3; }
+    get muted() { return this.hasAttribute('muted'); }
+    set muted(v) { this.toggleAttribute('muted', !!v); }
+    get volume() { return 1; }
+    set volume(_) {}
+    get currentSrc() { return this.src || ''; }
+    canPlayType() { return ''; }
+    load() {}
+    pause() {}
+    // No media playback in this engine.
+    play() { return Promise.reject(new DOMException('The element has no supported sources.', 'NotSupportedError')); }
+  }
+  Object.assign(HTMLMediaElement, { HAVE_NOTHING: 0, NETWORK_NO_SOURCE: 3 });
+  const HTMLVideoElement = ({ HTMLVideoElement: class extends HTMLMediaElement { get videoWidth() { return 0; } get videoHeight() { return 0; } } }).HTMLVideoElement;
+  const HTMLAudioElement = ({ HTMLAudioElement: class extends HTMLMediaElement {} }).HTMLAudioElement;
+  const MORE_ELEMENT_CLASSES = {};
+  for (const [name, tags] of [
+    ['HTMLSourceElement', 'source'], ['HTMLPictureElement', 'picture'], ['HTMLTableSectionElement', 'thead tbody tfoot'],
+    ['HTMLTableCaptionElement', 'caption'], ['HTMLTableColElement', 'col colgroup'], ['HTMLTimeElement', 'time'], ['HTMLDataElement', 'data'],
+    ['HTMLOutputElement', 'output'], ['HTMLProgressElement', 'progress'], ['HTMLMeterElement', 'meter'], ['HTMLQuoteElement', 'q blockquote'],
+    ['HTMLMapElement', 'map'], ['HTMLAreaElement', 'area'], ['HTMLObjectElement', 'object'], ['HTMLEmbedElement', 'embed'],
+    ['HTMLSlotElement', 'slot'], ['HTMLDataListElement', 'datalist'], ['HTMLOptGroupElement', 'optgroup'], ['HTMLBaseElement', 'base'],
+    ['HTMLModElement', 'ins del'], ['HTMLMenuElement', 'menu'], ['HTMLDListElement', 'dl'], ['HTMLTrackElement', 'track'],
+    ['HTMLParamElement', 'param'], ['HTMLFrameSetElement', 'frameset'], ['HTMLDirectoryElement', 'dir'], ['HTMLFontElement', 'font'],
+    ['HTMLMarqueeElement', 'marquee'],
+  ]) {
+    const Cls = simpleClass(name);
+    MORE_ELEMENT_CLASSES[name] = Cls;
+    for (const tag of tags.split(' ')) MORE_ELEMENT_CLASSES[tag] = Cls;
+  }
+  // Elements of SVG and MathML (by namespace); SVG boxes come from layout.
+  class SVGElement extends Element {
+    get className() { const el = this; return { get baseVal() { return toText(el.getAttribute('class')); }, set baseVal(v) { el.setAttribute('class', v); }, get animVal() { return toText(el.getAttribute('class')); } }; }
+    get ownerSVGElement() { const svg = this.parentElement && this.parentElement.closest('svg'); return svg || null; }
+    get dataset() { return datasetProxy(this); }
+    get style() { return styleProxy(this); }
+    focus() {} blur() {}
+  }
+  defineHandlers(SVGElement.prototype);
+  class SVGGraphicsElement extends SVGElement {
+    getBBox() { const r = this.getBoundingClientRect(); return new DOMRect(0, 0, r.width, r.height); }
+  }
+  class SVGSVGElement extends SVGGraphicsElement {
+    createSVGPoint() { return { x: 0, y: 0, matrixTransform() { return this; } }; }
+  }
+  class MathMLElement extends Element {}
+  class Attr {
+    constructor(owner, name) { hidden(this, '_owner', owner); hidden(this, '_name', name); }
+    get name() { return this._name; }
+    get localName() { return this._name; }
+    get nodeName() { return this._name; }
+    get nodeType() { return 2; }
+    get namespaceURI() { return null; }
+    get prefix() { return null; }
+    get specified() { return true; }
+    get ownerElement() { return this._owner; }
+    get value() { return toText(this._owner.getAttribute(this._name)); }
+    set value(v) { this._owner.setAttribute(this._name, v); }
+    get nodeValue() { return this.value; }
+    get textContent() { return this.value; }
+  }
+  class NamedNodeMap extends Array {
+    item(i) { return this[i] || null; }
+    getNamedItem(name) { const n = String(name).toLowerCase(); return this.find((a) => a.name === n) || null; }
+    getNamedItemNS(_ns, name) { return this.getNamedItem(name); }
+    static get [Symbol.species]() { return Array; }
+  }
+  class DOMRectReadOnly {
+    constructor(x = 0, y = 0, width = 0, height = 0) { Object.assign(this, { x: Number(x), y: Number(y), width: Number(width), height: Number(height) }); }
+    get left() { return Math.min(this.x, this.x + this.width); }
+    get top() { return Math.min(this.y, this.y + this.height); }
+    get right() { return Math.max(this.x, this.x + this.width); }
+    get bottom() { return Math.max(this.y, this.y + this.height); }
+    toJSON() { return { x: this.x, y: this.y, width: this.width, height: this.height, top: this.top, right: this.right, bottom: this.bottom, left: this.left }; }
+    static fromRect(r = {}) { return new this(r.x, r.y, r.width, r.height); }
+  }
+  class DOMRect extends DOMRectReadOnly {}
   const ELEMENT_CLASSES = {
+    ...MORE_ELEMENT_CLASSES, video: HTMLVideoElement, audio: HTMLAudioElement,
     input: HTMLInputElement, textarea: HTMLTextAreaElement, select: HTMLSelectElement, option: HTMLOptionElement,
     button: HTMLButtonElement, form: HTMLFormElement, a: HTMLAnchorElement, label: HTMLLabelElement, img: HTMLImageElement,
     script: HTMLScriptElement, template: HTMLTemplateElement, details: HTMLDetailsElement, dialog: HTMLDialogElement,
@@ -1474,7 +1633,10 @@
     HTMLHeadingElement, HTMLBodyElement, HTMLHtmlElement, HTMLHeadElement, HTMLUListElement, HTMLOListElement,
     HTMLLIElement, HTMLTableElement, HTMLTableRowElement, HTMLTableCellElement, HTMLStyleElement, HTMLLinkElement,
     HTMLMetaElement, HTMLTitleElement, HTMLPreElement, HTMLBRElement, HTMLHRElement, HTMLFieldSetElement,
-    HTMLLegendElement, HTMLUnknownElement,
+    HTMLLegendElement, HTMLUnknownElement, HTMLMediaElement, HTMLVideoElement, HTMLAudioElement,
+    ...Object.fromEntries(Object.entries(MORE_ELEMENT_CLASSES).filter(([k]) => k.startsWith('HTML'))),
+    SVGElement, SVGGraphicsElement, SVGSVGElement, MathMLElement, Attr, NamedNodeMap,
+    NodeList, HTMLCollection, DOMRect, DOMRectReadOnly,
   };
 
   class DocumentFragment extends Node {
@@ -1482,10 +1644,13 @@
     get nodeName() { return '#document-fragment'; }
     get parentNode() { return null; }
     get innerHTML() { return htmlSerialization(native.innerHTML(this[ID])); }
-    set innerHTML(html) { native.setInnerHTML(this[ID], toText(html)); }
+    set innerHTML(html) { retainWrapped(); native.setInnerHTML(this[ID], toText(html)); }
     getElementById(id) { return this.querySelector('#' + cssEscape(id)); }
   }
   mixin(DocumentFragment, parentNodeMixin);
+  // Shadow roots are not supported (attachShadow throws); the class exists
+  // for the `instanceof ShadowRoot` checks libraries make.
+  class ShadowRoot extends DocumentFragment {}
 
   // ---- focus ---------------------------------------------------------------
   let activeElement = null;
@@ -1612,6 +1777,12 @@
     set() { throw new DOMException('The computed style is read-only', 'NoModificationAllowedError'); },
   });
 
+  const HTML_NS = 'http://www.w3.org/1999/xhtml';
+  class DocumentType {
+    constructor(name, publicId = '', systemId = '') { Object.assign(this, { name, publicId, systemId }); }
+    get nodeType() { return 10; }
+    get nodeName() { return this.name; }
+  }
   class Document extends Node {
     get documentElement() { return wrap(native.documentElement()); }
     get head() { return wrap(native.head()); }
@@ -1629,7 +1800,7 @@
     get compatMode() { return native.doctype() === 'html' ? 'CSS1Compat' : 'BackCompat'; }
     get doctype() {
       const name = native.doctype();
-      return name === null || name === undefined ? null : { nodeType: 10, nodeName: name, name, publicId: '', systemId: '' };
+      return name === null || name === undefined ? null : new DocumentType(name);
     }
     get visibilityState() { return 'visible'; }
     get hidden() { return false; }
@@ -1649,11 +1820,17 @@
     get domain() { return location.hostname; }
     get designMode() { return 'off'; }
     get fonts() { return { ready: Promise.resolve(), check: () => true, load: () => Promise.resolve([]), add() {}, forEach() {} }; }
-    get implementation() { return { createHTMLDocument: () => { throw new DOMException('Creating documents is not supported', 'NotSupportedError'); }, hasFeature: () => true }; }
+    get implementation() { return implementation; }
     getElementById(id) { return wrap(native.getElementById(String(id))); }
     getElementsByName(name) { return this.querySelectorAll(`[name="${cssEscape(name)}"]`); }
     createElement(tag) { return wrap(native.createElement(String(tag))); }
-    createElementNS(_ns, tag) { return wrap(native.createElement(String(tag))); }
+    // HTML elements are lower-cased as createElement makes them; others
+    // (SVG, MathML, XML) keep their namespace and case.
+    createElementNS(ns, tag) {
+      const namespace = ns === null || ns === undefined ? '' : String(ns);
+      if (namespace === HTML_NS) return this.createElement(tag);
+      return wrap(native.createElementNS(namespace, String(tag)));
+    }
     createTextNode(text) { return wrap(native.createTextNode(toText(text))); }
     createComment(text) { const holder = this.createElement('div'); holder.innerHTML = `<!--${toText(text).replace(/-->/g, '')}-->`; const c = holder.firstChild; c.remove(); return c; }
     createDocumentFragment() {
@@ -1668,7 +1845,14 @@
       if (!Cls) throw new DOMException(`The provided event type ('${kind}') is invalid.`, 'NotSupportedError');
       return new Cls('');
     }
-    createRange() { return { setStart() {}, setEnd() {}, selectNodeContents() {}, collapse() {}, getBoundingClientRect: () => ({ x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0 }), getClientRects: () => [], createContextualFragment: (html) => { const d = this.createElement('div'); d.innerHTML = toText(html); const f = this.createDocumentFragment(); f.append(...d.childNodes); return f; } }; }
+    createRange() { return new Range(); }
+    createTreeWalker(root, whatToShow = 0xFFFFFFFF, filter = null) { return new TreeWalker(root, whatToShow, filter); }
+    createNodeIterator(root, whatToShow = 0xFFFFFFFF, filter = null) { return new NodeIterator(root, whatToShow, filter); }
+    // One document per tab: a node from an inert document (DOMParser,
+    // createHTMLDocument) is already in this tree, detached, so importing
+    // copies it and adopting only detaches it.
+    importNode(node, deep = false) { if (node instanceof Document || node instanceof InertDocument) throw new DOMException('A document cannot be imported.', 'NotSupportedError'); return node.cloneNode(deep); }
+    adoptNode(node) { if (node instanceof Document || node instanceof InertDocument) throw new DOMException('A document cannot be adopted.', 'NotSupportedError'); if (node.parentNode) node.parentNode.removeChild(node); return node; }
     getSelection() { return g.getSelection(); }
     elementFromPoint(x, y) { return wrap(native.elementFromPoint(Number(x), Number(y))); }
     elementsFromPoint(x, y) { const el = this.elementFromPoint(x, y); const out = []; for (let e = el; e; e = e.parentElement) out.push(e); return out; }
@@ -1685,6 +1869,453 @@
   let currentScript = null;
 
   const document = wrap(native.documentNode());
+
+  // ---- custom elements ------------------------------------------------------
+  // customElements.define(name, class): elements of that name, already in
+  // the document and made later, become instances of the class (its
+  // constructor runs as an upgrade: `super()` returns the element), and get
+  // connectedCallback / disconnectedCallback as they enter and leave the
+  // document and attributeChangedCallback for their observedAttributes.
+  // Blitz's :defined never matches, so styles keyed on it do not apply.
+  const customDefinitions = new Map();
+  const definitionWaiters = new Map();
+  const upgraded = new WeakSet();
+  let upgrading = null;
+  const definitionOf = (cls) => { for (const d of customDefinitions.values()) if (d.cls === cls) return d; return null; };
+  const CUSTOM_NAME = /^[a-z][a-z0-9._\u00b7\u00c0-\uffff]*-[a-z0-9._\-\u00b7\u00c0-\uffff]*$/;
+  const RESERVED_NAMES = ['annotation-xml', 'color-profile', 'font-face', 'font-face-src', 'font-face-uri', 'font-face-format', 'font-face-name', 'missing-glyph'];
+  const reaction = (el, name, ...args) => {
+    const fn = el[name];
+    if (typeof fn !== 'function') return;
+    try { fn.apply(el, args); } catch (e) { reportError(e); }
+  };
+  const observesAttribute = (el, name) => {
+    if (!customDefinitions.size || !upgraded.has(el)) return false;
+    const def = customDefinitions.get(el.localName);
+    return !!def && def.observed.has(String(name).toLowerCase());
+  };
+  const upgrade = (id, def, connect = true) => {
+    let el = wrappers.get(id);
+    if (el && upgraded.has(el)) return el;
+    if (el) Object.setPrototypeOf(el, def.cls.prototype);
+    else { el = Object.create(def.cls.prototype); Object.defineProperty(el, ID, { value: id }); wrappers.set(id, el); unretained.push(id); }
+    upgraded.add(el);
+    upgrading = el;
+    try {
+      if (new def.cls() !== el) throw new TypeError(`the constructor of <${def.name}> did not return the element it upgraded`);
+    } catch (e) {
+      reportError(e);
+    } finally {
+      upgrading = null;
+    }
+    for (const name of def.observed) {
+      const value = el.getAttribute(name);
+      if (value !== null) reaction(el, 'attributeChangedCallback', name, null, value);
+    }
+    if (connect && el.isConnected) reaction(el, 'connectedCallback');
+    return el;
+  };
+  // What the parser does for a defined custom element: construct it bare,
+  // append its attributes (attributeChangedCallback for the observed ones),
+  // insert it (connectedCallback).
+  const createAsParsed = (id, def) => {
+    const attributes = native.attributeNames(id).map((name) => [name, native.getAttribute(id, name)]);
+    for (const [name] of attributes) native.removeAttribute(id, name);
+    const el = upgrade(id, { ...def, observed: new Set() }, false);
+    for (const [name, value] of attributes) {
+      native.setAttribute(id, name, value);
+      if (def.observed.has(name)) reaction(el, 'attributeChangedCallback', name, null, value);
+    }
+    if (el.isConnected) reaction(el, 'connectedCallback');
+  };
+  const customIn = (root) => {
+    if (!customDefinitions.size || root.nodeType !== 1) return [];
+    const selector = [...customDefinitions.keys()].join(',');
+    const found = native.querySelectorAll(root[ID], selector);
+    if (customDefinitions.has(root.localName)) found.unshift(root[ID]);
+    return found;
+  };
+  // `root` was inserted into the document: upgrade its custom elements, or
+  // tell the upgraded ones they are connected.
+  const connected = (root) => {
+    for (const id of customIn(root)) {
+      const el = wrappers.get(id);
+      if (el && upgraded.has(el)) reaction(el, 'connectedCallback');
+      else wrap(id);
+    }
+  };
+  const disconnected = (root) => {
+    for (const id of customIn(root)) {
+      const el = wrappers.get(id);
+      if (el && upgraded.has(el)) reaction(el, 'disconnectedCallback');
+    }
+  };
+  class CustomElementRegistry {
+    define(name, cls, options = undefined) {
+      name = toText(name);
+      if (typeof cls !== 'function' || !(cls.prototype instanceof HTMLElement)) throw new TypeError("Failed to execute 'define' on 'CustomElementRegistry': The provided value is not a constructor of an HTMLElement subclass.");
+      if (!CUSTOM_NAME.test(name) || RESERVED_NAMES.includes(name)) throw new DOMException(`Failed to execute 'define' on 'CustomElementRegistry': "${name}" is not a valid custom element name`, 'SyntaxError');
+      if (customDefinitions.has(name)) throw new DOMException(`Failed to execute 'define' on 'CustomElementRegistry': the name "${name}" has already been used with this registry`, 'NotSupportedError');
+      if (definitionOf(cls)) throw new DOMException("Failed to execute 'define' on 'CustomElementRegistry': this constructor has already been used with this registry", 'NotSupportedError');
+      if (options && options.extends) native.console('warn', `customElements.define("${name}"): customized built-in elements (extends: '${options.extends}') are not upgraded by this engine`);
+      const observed = new Set(Array.from(cls.observedAttributes || [], (a) => String(a).toLowerCase()));
+      const def = { name, cls, observed };
+      customDefinitions.set(name, def);
+      if (!(options && options.extends)) for (const id of native.querySelectorAll(document[ID], name)) upgrade(id, def);
+      for (const resolve of definitionWaiters.get(name) || []) resolve(cls);
+      definitionWaiters.delete(name);
+    }
+    get(name) { const d = customDefinitions.get(toText(name)); return d ? d.cls : undefined; }
+    getName(cls) { const d = definitionOf(cls); return d ? d.name : null; }
+    whenDefined(name) {
+      name = toText(name);
+      if (!CUSTOM_NAME.test(name)) return Promise.reject(new DOMException(`"${name}" is not a valid custom element name`, 'SyntaxError'));
+      const d = customDefinitions.get(name);
+      if (d) return Promise.resolve(d.cls);
+      return new Promise((resolve) => { const list = definitionWaiters.get(name) || []; list.push(resolve); definitionWaiters.set(name, list); });
+    }
+    upgrade(root) { if (root instanceof Node) for (const id of customIn(root)) wrap(id); }
+  }
+  const customElements = new CustomElementRegistry();
+
+  // ---- traversal: TreeWalker, NodeIterator ---------------------------------
+  const NodeFilter = {
+    FILTER_ACCEPT: 1, FILTER_REJECT: 2, FILTER_SKIP: 3,
+    SHOW_ALL: 0xFFFFFFFF, SHOW_ELEMENT: 0x1, SHOW_ATTRIBUTE: 0x2, SHOW_TEXT: 0x4, SHOW_CDATA_SECTION: 0x8,
+    SHOW_PROCESSING_INSTRUCTION: 0x40, SHOW_COMMENT: 0x80, SHOW_DOCUMENT: 0x100, SHOW_DOCUMENT_TYPE: 0x200,
+    SHOW_DOCUMENT_FRAGMENT: 0x400,
+  };
+  // The filter's verdict on `node`, after whatToShow.
+  const verdict = (traversal, node) => {
+    if (!(traversal.whatToShow & (1 << (node.nodeType - 1)))) return 3;
+    const filter = traversal.filter;
+    if (filter === null || filter === undefined) return 1;
+    if (traversal._active) throw new DOMException('The filter is already running.', 'InvalidStateError');
+    traversal._active = true;
+    try {
+      return Number(typeof filter === 'function' ? filter.call(undefined, node) : filter.acceptNode(node));
+    } finally {
+      traversal._active = false;
+    }
+  };
+  class TreeWalker {
+    constructor(root, whatToShow, filter) {
+      if (!(root instanceof Node)) throw new TypeError("Failed to execute 'createTreeWalker' on 'Document': parameter 1 is not of type 'Node'.");
+      Object.defineProperties(this, { root: { value: root, enumerable: true }, whatToShow: { value: whatToShow >>> 0, enumerable: true }, filter: { value: filter, enumerable: true } });
+      hidden(this, '_active', false);
+      this.currentNode = root;
+    }
+    parentNode() {
+      for (let node = this.currentNode; node && node !== this.root;) {
+        node = node.parentNode;
+        if (node && verdict(this, node) === 1) { this.currentNode = node; return node; }
+      }
+      return null;
+    }
+    _children(first) {
+      let node = first ? this.currentNode.firstChild : this.currentNode.lastChild;
+      while (node) {
+        const v = verdict(this, node);
+        if (v === 1) { this.currentNode = node; return node; }
+        if (v === 3) { const child = first ? node.firstChild : node.lastChild; if (child) { node = child; continue; } }
+        while (node) {
+          const sibling = first ? node.nextSibling : node.previousSibling;
+          if (sibling) { node = sibling; break; }
+          const parent = node.parentNode;
+          if (!parent || parent === this.root || parent === this.currentNode) return null;
+          node = parent;
+        }
+      }
+      return null;
+    }
+    firstChild() { return this._children(true); }
+    lastChild() { return this._children(false); }
+    _siblings(next) {
+      let node = this.currentNode;
+      if (node === this.root) return null;
+      for (;;) {
+        let sibling = next ? node.nextSibling : node.previousSibling;
+        while (sibling) {
+          node = sibling;
+          const v = verdict(this, node);
+          if (v === 1) { this.currentNode = node; return node; }
+          sibling = next ? node.firstChild : node.lastChild;
+          if (v === 2 || !sibling) sibling = next ? node.nextSibling : node.previousSibling;
+        }
+        node = node.parentNode;
+        if (!node || node === this.root) return null;
+        if (verdict(this, node) === 1) return null;
+      }
+    }
+    nextSibling() { return this._siblings(true); }
+    previousSibling() { return this._siblings(false); }
+    previousNode() {
+      let node = this.currentNode;
+      while (node !== this.root) {
+        let sibling = node.previousSibling;
+        while (sibling) {
+          node = sibling;
+          let v = verdict(this, node);
+          while (v !== 2 && node.lastChild) { node = node.lastChild; v = verdict(this, node); }
+          if (v === 1) { this.currentNode = node; return node; }
+          sibling = node.previousSibling;
+        }
+        if (node === this.root || !node.parentNode) return null;
+        node = node.parentNode;
+        if (verdict(this, node) === 1) { this.currentNode = node; return node; }
+      }
+      return null;
+    }
+    nextNode() {
+      let node = this.currentNode;
+      let v = 1;
+      for (;;) {
+        while (v !== 2 && node.firstChild) {
+          node = node.firstChild;
+          v = verdict(this, node);
+          if (v === 1) { this.currentNode = node; return node; }
+        }
+        let sibling = null;
+        for (let n = node; n; n = n.parentNode) {
+          if (n === this.root) return null;
+          sibling = n.nextSibling;
+          if (sibling) break;
+        }
+        if (!sibling) return null;
+        node = sibling;
+        v = verdict(this, node);
+        if (v === 1) { this.currentNode = node; return node; }
+      }
+    }
+  }
+  // The node after `node` in document order, within `root` (null past it).
+  const following = (node, root) => {
+    if (node.firstChild) return node.firstChild;
+    for (let n = node; n && n !== root; n = n.parentNode) if (n.nextSibling) return n.nextSibling;
+    return null;
+  };
+  const preceding = (node, root) => {
+    if (node === root) return null;
+    let n = node.previousSibling;
+    if (!n) return node.parentNode;
+    while (n.lastChild) n = n.lastChild;
+    return n;
+  };
+  class NodeIterator {
+    constructor(root, whatToShow, filter) {
+      if (!(root instanceof Node)) throw new TypeError("Failed to execute 'createNodeIterator' on 'Document': parameter 1 is not of type 'Node'.");
+      Object.defineProperties(this, { root: { value: root, enumerable: true }, whatToShow: { value: whatToShow >>> 0, enumerable: true }, filter: { value: filter, enumerable: true } });
+      hidden(this, '_active', false);
+      hidden(this, '_reference', root);
+      hidden(this, '_before', true);
+    }
+    get referenceNode() { return this._reference; }
+    get pointerBeforeReferenceNode() { return this._before; }
+    _move(forward) {
+      let node = this._reference;
+      let before = this._before;
+      for (;;) {
+        if (forward) {
+          if (!before) { node = following(node, this.root); if (!node) return null; } else before = false;
+        } else if (before) { node = preceding(node, this.root); if (!node) return null; } else before = true;
+        if (verdict(this, node) === 1) break;
+      }
+      this._reference = node;
+      this._before = before;
+      return node;
+    }
+    nextNode() { return this._move(true); }
+    previousNode() { return this._move(false); }
+    detach() {}
+  }
+
+  // ---- ranges ---------------------------------------------------------------
+  // Boundary points, text, contents and fragments of a Range; its boxes are
+  // those of the element around its start (layout has no inline fragments
+  // to offer here).
+  const nodeLength = (n) => (n.nodeType === 3 || n.nodeType === 8 ? n.textContent.length : n.childNodes.length);
+  const indexIn = (n) => { const p = n.parentNode; return p ? p.childNodes.indexOf(n) : 0; };
+  // The position of boundary point (a, aOffset) relative to (b, bOffset):
+  // -1 before, 0 equal, 1 after (the DOM standard's algorithm).
+  const comparePoints = (a, aOffset, b, bOffset) => {
+    if (a === b) return Math.sign(aOffset - bOffset);
+    const position = a.compareDocumentPosition(b);
+    if (position & 2) return -comparePoints(b, bOffset, a, aOffset);
+    if (position & 16) {
+      let child = b;
+      while (child.parentNode !== a) child = child.parentNode;
+      return indexIn(child) < aOffset ? 1 : -1;
+    }
+    return -1;
+  };
+  class Range {
+    constructor() {
+      this.startContainer = document; this.startOffset = 0;
+      this.endContainer = document; this.endOffset = 0;
+    }
+    get collapsed() { return this.startContainer === this.endContainer && this.startOffset === this.endOffset; }
+    get commonAncestorContainer() {
+      for (let n = this.startContainer; n; n = n.parentNode) if (n === this.endContainer || n.contains(this.endContainer)) return n;
+      return document;
+    }
+    _check(node, offset) {
+      if (!(node instanceof Node)) throw new TypeError("parameter 1 is not of type 'Node'.");
+      if (offset < 0 || offset > nodeLength(node)) throw new DOMException(`There is no child at offset ${offset}.`, 'IndexSizeError');
+    }
+    setStart(node, offset) { this._check(node, offset); this.startContainer = node; this.startOffset = offset >>> 0; if (this._after()) this.collapse(true); }
+    setEnd(node, offset) { this._check(node, offset); this.endContainer = node; this.endOffset = offset >>> 0; if (this._after()) this.collapse(false); }
+    _after() { return comparePoints(this.startContainer, this.startOffset, this.endContainer, this.endOffset) > 0; }
+    setStartBefore(n) { this.setStart(n.parentNode, indexIn(n)); }
+    setStartAfter(n) { this.setStart(n.parentNode, indexIn(n) + 1); }
+    setEndBefore(n) { this.setEnd(n.parentNode, indexIn(n)); }
+    setEndAfter(n) { this.setEnd(n.parentNode, indexIn(n) + 1); }
+    selectNode(n) { this.setStart(n.parentNode, indexIn(n)); this.setEnd(n.parentNode, indexIn(n) + 1); }
+    selectNodeContents(n) { this.startContainer = n; this.startOffset = 0; this.endContainer = n; this.endOffset = nodeLength(n); }
+    collapse(toStart = false) {
+      if (toStart) { this.endContainer = this.startContainer; this.endOffset = this.startOffset; } else { this.startContainer = this.endContainer; this.startOffset = this.endOffset; }
+    }
+    cloneRange() { const r = new Range(); Object.assign(r, { startContainer: this.startContainer, startOffset: this.startOffset, endContainer: this.endContainer, endOffset: this.endOffset }); return r; }
+    detach() {}
+    // Text nodes inside the range, with the part of each that is inside.
+    _texts() {
+      const out = [];
+      const root = this.commonAncestorContainer;
+      for (let node = root; node; node = following(node, root)) {
+        if (node.nodeType !== 3) continue;
+        const length = node.textContent.length;
+        if (comparePoints(node, length, this.startContainer, this.startOffset) <= 0 && length > 0) continue;
+        if (comparePoints(node, 0, this.endContainer, this.endOffset) >= 0) break;
+        const from = node === this.startContainer ? this.startOffset : 0;
+        const to = node === this.endContainer ? this.endOffset : length;
+        out.push([node, from, to]);
+      }
+      return out;
+    }
+    toString() { return this._texts().map(([n, from, to]) => n.textContent.slice(from, to)).join(''); }
+    createContextualFragment(html) {
+      const holder = document.createElement('div');
+      holder.innerHTML = toText(html);
+      const fragment = document.createDocumentFragment();
+      fragment.append(...holder.childNodes);
+      return fragment;
+    }
+    cloneContents() {
+      const fragment = document.createDocumentFragment();
+      if (this.startContainer === this.endContainer && this.startContainer.nodeType === 3) {
+        fragment.appendChild(document.createTextNode(this.toString()));
+        return fragment;
+      }
+      const parent = this.commonAncestorContainer;
+      if (this.startContainer === parent && this.endContainer === parent) {
+        for (const c of parent.childNodes.slice(this.startOffset, this.endOffset)) fragment.appendChild(c.cloneNode(true));
+        return fragment;
+      }
+      fragment.appendChild(document.createTextNode(this.toString()));
+      return fragment;
+    }
+    deleteContents() {
+      const parent = this.commonAncestorContainer;
+      if (this.startContainer === parent && this.endContainer === parent && parent.nodeType !== 3) {
+        for (const c of parent.childNodes.slice(this.startOffset, this.endOffset)) parent.removeChild(c);
+      } else {
+        for (const [n, from, to] of this._texts()) n.textContent = n.textContent.slice(0, from) + n.textContent.slice(to);
+      }
+      this.collapse(true);
+    }
+    extractContents() { const f = this.cloneContents(); this.deleteContents(); return f; }
+    insertNode(node) {
+      const c = this.startContainer;
+      if (c.nodeType === 3) {
+        const rest = c.splitText(this.startOffset);
+        c.parentNode.insertBefore(node, rest);
+      } else {
+        c.insertBefore(node, c.childNodes[this.startOffset] || null);
+      }
+    }
+    surroundContents(parent) { const f = this.extractContents(); parent.appendChild(f); this.insertNode(parent); this.selectNode(parent); }
+    compareBoundaryPoints(how, other) {
+      const [mine, theirs] = [[0, 'start', 'start'], [1, 'end', 'start'], [2, 'end', 'end'], [3, 'start', 'end']].find((h) => h[0] === Number(how)).slice(1);
+      return comparePoints(this[mine + 'Container'], this[mine + 'Offset'], other[theirs + 'Container'], other[theirs + 'Offset']);
+    }
+    isPointInRange(node, offset) { return comparePoints(node, offset, this.startContainer, this.startOffset) >= 0 && comparePoints(node, offset, this.endContainer, this.endOffset) <= 0; }
+    intersectsNode(n) { const r = this.commonAncestorContainer; return r === n || r.contains(n) || n.contains(r); }
+    _element() { const c = this.startContainer; return c.nodeType === 1 ? (c.childNodes[this.startOffset] && c.childNodes[this.startOffset].nodeType === 1 ? c.childNodes[this.startOffset] : c) : c.parentElement; }
+    getBoundingClientRect() { const el = this._element(); return el && el.getBoundingClientRect ? el.getBoundingClientRect() : { x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0 }; }
+    getClientRects() { const el = this._element(); return el && el.getClientRects ? el.getClientRects() : []; }
+  }
+  Object.assign(Range, { START_TO_START: 0, START_TO_END: 1, END_TO_END: 2, END_TO_START: 3 });
+
+  // ---- inert documents (DOMParser, createHTMLDocument) ----------------------
+  // A document of its own for markup a script parses: its nodes live in this
+  // tab's tree, detached from it (one document per tab), under an <html>
+  // element of their own. Scripts in it never run.
+  class InertDocument extends Node {
+    constructor(html, contentType = 'text/html') {
+      super(html[ID]);
+      hidden(this, '_html', html);
+      hidden(this, '_type', contentType);
+    }
+    get nodeType() { return 9; }
+    get nodeName() { return '#document'; }
+    get parentNode() { return null; }
+    get ownerDocument() { return null; }
+    get isConnected() { return false; }
+    get childNodes() { return nodeList([this._html[ID]]); }
+    get firstChild() { return this._html; }
+    get lastChild() { return this._html; }
+    get children() { return nodeList(this._html.nodeType === 1 ? [this._html[ID]] : []); }
+    get documentElement() { return this._html; }
+    get head() { return this._html.querySelector('head'); }
+    get body() { return this._html.querySelector('body'); }
+    get title() { const t = this._html.querySelector('title'); return t ? t.textContent.replace(/\s+/g, ' ').trim() : ''; }
+    set title(v) { let t = this._html.querySelector('title'); if (!t) { t = document.createElement('title'); (this.head || this._html).appendChild(t); } t.textContent = toText(v); }
+    get URL() { return 'about:blank'; }
+    get documentURI() { return 'about:blank'; }
+    get readyState() { return 'complete'; }
+    get defaultView() { return null; }
+    get contentType() { return this._type; }
+    get characterSet() { return 'UTF-8'; }
+    get location() { return null; }
+    get cookie() { return ''; }
+    set cookie(_) {}
+    get implementation() { return implementation; }
+    get textContent() { return null; }
+    querySelector(selector) { return this._html.matches(selector) ? this._html : this._html.querySelector(selector); }
+    querySelectorAll(selector) { const list = this._html.querySelectorAll(selector); if (this._html.matches(selector)) list.unshift(this._html); return list; }
+    getElementById(id) { return this.querySelector('#' + cssEscape(id)); }
+    getElementsByTagName(tag) { return this.querySelectorAll(String(tag) === '*' ? '*' : cssEscape(String(tag))); }
+    getElementsByClassName(names) { const classes = String(names).trim().split(/\s+/).filter(Boolean); return classes.length ? this.querySelectorAll(classes.map((c) => '.' + cssEscape(c)).join('')) : []; }
+    getElementsByName(name) { return this.querySelectorAll(`[name="${cssEscape(name)}"]`); }
+    createElement(tag) { return document.createElement(tag); }
+    createElementNS(ns, tag) { return document.createElementNS(ns, tag); }
+    createTextNode(text) { return document.createTextNode(text); }
+    createComment(text) { return document.createComment(text); }
+    createDocumentFragment() { return document.createDocumentFragment(); }
+    createRange() { return new Range(); }
+    createTreeWalker(root, what, filter) { return new TreeWalker(root, what, filter); }
+    importNode(node, deep) { return document.importNode(node, deep); }
+    adoptNode(node) { return document.adoptNode(node); }
+    appendChild(child) { return this._html.appendChild(child); }
+    cloneNode() { return new InertDocument(this._html.cloneNode(true), this._type); }
+  }
+  // An inert HTML document holding `markup` (its own <html>, <head> and
+  // <body> as the parser makes them, whatever `markup` has).
+  const inertHtml = (markup) => {
+    const html = document.createElement('html');
+    html.innerHTML = toText(markup);
+    if (!html.querySelector('head')) html.insertBefore(document.createElement('head'), html.firstChild);
+    if (!html.querySelector('body')) html.appendChild(document.createElement('body'));
+    return new InertDocument(html);
+  };
+  const implementation = {
+    createHTMLDocument(title) {
+      const doc = inertHtml('');
+      if (title !== undefined) doc.title = title;
+      return doc;
+    },
+    hasFeature: () => true,
+    createDocumentType: (name, publicId, systemId) => ({ nodeType: 10, nodeName: name, name, publicId, systemId }),
+  };
 
   // ---- URL, location -------------------------------------------------------
   const URL_PARTS = ['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash', 'origin'];
@@ -1899,6 +2530,10 @@
   // ---- storage -------------------------------------------------------------
   // A Storage object is a Proxy so that `localStorage.key = v` and
   // `localStorage.key` work as in browsers, not only getItem/setItem.
+  class Storage {}
+  // The window's interface: its prototype sits in the global object's chain
+  // (under the named-access lookup), so `window instanceof Window` holds.
+  class Window extends EventTarget {}
   const makeStorage = (backend) => {
     const methods = {
       getItem: (k) => backend.get(String(k)),
@@ -1907,7 +2542,7 @@
       clear: () => backend.clear(),
       key: (i) => backend.key(Number(i) || 0),
     };
-    return new Proxy({}, {
+    return new Proxy(Object.create(Storage.prototype), {
       get(_, k) {
         if (k === 'length') return backend.length();
         if (k === Symbol.toStringTag) return 'Storage';
@@ -2036,6 +2671,118 @@
       });
     });
   };
+  // CSS.supports(property, value) or CSS.supports('(property: value)' with
+  // `not`, `and`, `or`, `selector()`): what Stylo parses is supported.
+  const declarationSupported = (property, value) => native.cssSupports(String(property), String(value).trim());
+  const conditionSupported = (text) => {
+    const t = text.trim();
+    const or = splitTop(t, ' or ');
+    if (or.length > 1) return or.some(conditionSupported);
+    const and = splitTop(t, ' and ');
+    if (and.length > 1) return and.every(conditionSupported);
+    if (/^not\s/i.test(t)) return !conditionSupported(t.replace(/^not\s+/i, ''));
+    const inner = /^\((.*)\)$/s.exec(t);
+    if (!inner) return /^selector\((.*)\)$/s.test(t) ? (() => { try { document.querySelector(/^selector\((.*)\)$/s.exec(t)[1]); return true; } catch (_) { return false; } })() : false;
+    const body = inner[1].trim();
+    const colon = body.indexOf(':');
+    if (colon > 0 && !body.startsWith('(')) return declarationSupported(body.slice(0, colon), body.slice(colon + 1));
+    return conditionSupported(body);
+  };
+  // `text` split on `sep` outside parentheses.
+  const splitTop = (text, sep) => {
+    const out = [];
+    let depth = 0;
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+      if (text[i] === '(') depth++;
+      else if (text[i] === ')') depth--;
+      else if (depth === 0 && text.slice(i, i + sep.length).toLowerCase() === sep) { out.push(text.slice(from, i)); from = i + sep.length; i += sep.length - 1; }
+    }
+    out.push(text.slice(from));
+    return out;
+  };
+  const cssSupports = (...args) => (args.length >= 2 ? declarationSupported(args[0], args[1]) : conditionSupported(String(args[0])));
+  // `new Image(w, h)`, `new Option(text, value, defaultSelected, selected)`,
+  // `new Audio(src)`: elements made by constructor.
+  function Image(width, height) {
+    const img = document.createElement('img');
+    if (width !== undefined) img.setAttribute('width', String(width));
+    if (height !== undefined) img.setAttribute('height', String(height));
+    return img;
+  }
+  Image.prototype = HTMLImageElement.prototype;
+  function Option(text = '', value, defaultSelected = false, selected = false) {
+    const option = document.createElement('option');
+    option.textContent = toText(text);
+    if (value !== undefined) option.setAttribute('value', toText(value));
+    if (defaultSelected) option.setAttribute('selected', '');
+    if (selected) option.selected = true;
+    return option;
+  }
+  Option.prototype = HTMLOptionElement.prototype;
+  function Audio(src) {
+    const audio = document.createElement('audio');
+    if (src !== undefined) audio.setAttribute('src', toText(src));
+    return audio;
+  }
+  Audio.prototype = HTMLAudioElement.prototype;
+  class MediaQueryList extends EventTarget {
+    constructor(media) { super(); hidden(this, '_media', String(media)); this.onchange = null; }
+    get media() { return this._media; }
+    get matches() { return mediaMatches(this._media); }
+    addListener() {}
+    removeListener() {}
+  }
+  // No text is ever selected in this engine's documents.
+  class Selection {
+    get rangeCount() { return 0; }
+    get isCollapsed() { return true; }
+    get type() { return 'None'; }
+    get anchorNode() { return null; }
+    get focusNode() { return null; }
+    get anchorOffset() { return 0; }
+    get focusOffset() { return 0; }
+    toString() { return ''; }
+    removeAllRanges() {}
+    addRange() {}
+    empty() {}
+    collapse() {}
+    selectAllChildren() {}
+    extend() {}
+    getRangeAt() { throw new DOMException("Failed to execute 'getRangeAt' on 'Selection': 0 is not a valid index.", 'IndexSizeError'); }
+    containsNode() { return false; }
+  }
+  const selection = new Selection();
+  // BroadcastChannel between the channels of one tab (the only context).
+  const channels = new Map();
+  class BroadcastChannel extends EventTarget {
+    constructor(name) {
+      super();
+      hidden(this, '_name', toText(name));
+      hidden(this, '_closed', false);
+      if (!channels.has(this._name)) channels.set(this._name, new Set());
+      channels.get(this._name).add(this);
+    }
+    get name() { return this._name; }
+    postMessage(message) {
+      if (this._closed) throw new DOMException("Failed to execute 'postMessage' on 'BroadcastChannel': Channel is closed", 'InvalidStateError');
+      const data = g.structuredClone(message);
+      for (const other of channels.get(this._name) || []) {
+        if (other !== this) queueTask(() => { if (!other._closed) other.dispatchEvent(new MessageEvent('message', { data, origin: location.origin })); });
+      }
+    }
+    close() { this._closed = true; const set = channels.get(this._name); if (set) set.delete(this); }
+  }
+  defineHandlers(BroadcastChannel.prototype);
+  const visualViewport = new (class VisualViewport extends EventTarget {
+    get width() { return viewport()[0]; }
+    get height() { return viewport()[1]; }
+    get scale() { return 1; }
+    get offsetLeft() { return 0; }
+    get offsetTop() { return 0; }
+    get pageLeft() { return g.scrollX; }
+    get pageTop() { return g.scrollY; }
+  })();
   const dialog = (kind, message, fallback) => native.dialog(kind, message === undefined ? '' : toText(message), toText(fallback));
   Object.assign(g, {
     window: g, self: g, top: g, parent: g, frames: g, opener: null, closed: false, name: '', length: 0,
@@ -2044,6 +2791,10 @@
     EventTarget, Event, CustomEvent, UIEvent, FocusEvent, MouseEvent, PointerEvent, WheelEvent, KeyboardEvent,
     InputEvent, SubmitEvent, PopStateEvent, HashChangeEvent, ProgressEvent, ErrorEvent, PageTransitionEvent,
     DOMTokenList, URL, URLSearchParams, Location, History, MutationObserver, ...ELEMENT_CLASS_NAMES,
+    customElements, CustomElementRegistry, NodeFilter, TreeWalker, NodeIterator, Range, ShadowRoot,
+    StorageEvent, MessageEvent, CloseEvent, AnimationEvent, TransitionEvent, CompositionEvent, TouchEvent, DragEvent,
+    ClipboardEvent, BeforeUnloadEvent, Storage, Image, Option, Audio, MediaQueryList, Selection, BroadcastChannel,
+    visualViewport, Window, CSSStyleDeclaration, DOMStringMap, DocumentType,
     setTimeout: (fn, ms, ...args) => addTimer(fn, ms, args, false),
     setInterval: (fn, ms, ...args) => addTimer(fn, ms, args, true),
     clearTimeout: clearTimer, clearInterval: clearTimer,
@@ -2081,9 +2832,9 @@
       if (!(el instanceof Element)) throw new TypeError("Failed to execute 'getComputedStyle': parameter 1 is not of type 'Element'");
       return computedStyle(el);
     },
-    getSelection: () => ({ rangeCount: 0, isCollapsed: true, type: 'None', toString: () => '', removeAllRanges() {}, addRange() {}, getRangeAt() { throw new DOMException('No range', 'IndexSizeError'); }, collapse() {}, selectAllChildren() {} }),
-    matchMedia: (media) => ({ matches: mediaMatches(media), media: String(media), onchange: null, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {}, dispatchEvent: () => true }),
-    CSS: { escape: cssEscape, supports: () => false },
+    getSelection: () => selection,
+    matchMedia: (media) => new MediaQueryList(media),
+    CSS: { escape: cssEscape, supports: cssSupports },
     navigator: {
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) servo-fleet/0.1 (Blitz; QuickJS)',
       appName: 'Netscape', appVersion: '5.0', product: 'Gecko', vendor: '',
@@ -2102,6 +2853,8 @@
     },
   });
   defineHandlers(g);
+  Object.defineProperty(g, 'origin', { get: () => location.origin, configurable: true });
+  Object.defineProperty(g, 'isSecureContext', { get: () => location.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(location.hostname), configurable: true });
   // Named access on the window, as browsers give it: an element's id (or
   // the name of an embed, form, iframe, img or object) is a global of that
   // name when no real global has it. The lookup sits in the window's
@@ -2115,7 +2868,7 @@
     const byName = document.querySelector(NAMED_TAGS.map((t) => `${t}[name="${cssEscape(key)}"]`).join(','));
     return byName || undefined;
   };
-  Object.setPrototypeOf(g, new Proxy(Object.getPrototypeOf(g), {
+  Object.setPrototypeOf(g, new Proxy(Window.prototype, {
     has: (target, key) => Reflect.has(target, key) || namedElement(key) !== undefined,
     get: (target, key, receiver) => (Reflect.has(target, key) ? Reflect.get(target, key, receiver) : namedElement(key)),
   }));
@@ -2148,6 +2901,18 @@
     setCurrentScript(id) { currentScript = id === null || id === undefined ? null : wrap(id); },
     // The running parser script ended: what it wrote goes in after it.
     flushWrites,
+    // The parser put back what follows a script: custom elements in it whose
+    // definition came while they were out of the document are made as the
+    // parser makes them after a definition (constructed, then given their
+    // attributes, then connected).
+    upgradePending() {
+      for (const [name, def] of customDefinitions) {
+        for (const id of native.querySelectorAll(document[ID], name)) {
+          const el = wrappers.get(id);
+          if (!el || !upgraded.has(el)) createAsParsed(id, def);
+        }
+      }
+    },
     // A module script of the document is running: an exception it throws
     // (or rejects its evaluation with, after a top-level await) is reported
     // like a classic script's.
@@ -2181,6 +2946,7 @@
       Event, EventTarget, Node, invoke, reportError, hidden, wrap, idOf, ID, toText, queueTask, navigateTo,
       fragmentNavigation, focusElement, isFocusable, clone, selectionOf, setSelection, caretAtEnd, queueSelect, SELECTION_TYPES, uncheckGroup, formOf, FORM_CONTROLS,
       MouseEvent, KeyboardEvent, InputEvent, FocusEvent, SubmitEvent, ProgressEvent, WheelEvent, PointerEvent,
+      InertDocument, inertHtml,
       HTMLFormElement, HTMLElement, HTMLInputElement, defineHandlers,
       getActiveElement: () => (activeElement && activeElement.isConnected ? activeElement : null),
       setActivation: (fn) => { activation = fn; },

@@ -5,7 +5,9 @@
 //! a small layer of native functions over the Blitz document ([`natives`]) and a
 //! JavaScript prelude (`bootstrap.js`) that builds `window`, `document`,
 //! elements, events, timers, `location`, `console` and `localStorage` on them;
-//! `indexeddb.js` adds IndexedDB on top of the prelude. The preludes are
+//! `indexeddb.js` adds IndexedDB on top of the prelude, `web.js` the network
+//! and platform objects, `input.js` what a user's input does and `intl.js`
+//! Intl. The preludes are
 //! compiled once per instance and kept as bytecode for later realms.
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
@@ -50,6 +52,8 @@ const INDEXEDDB: &str = include_str!("indexeddb.js");
 const WEB: &str = include_str!("web.js");
 /// User input: trusted events and the default actions they trigger.
 const INPUT: &str = include_str!("input.js");
+/// Intl (QuickJS has none) and the toLocaleString methods built on it.
+const INTL: &str = include_str!("intl.js");
 /// Heap limit of one realm.
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
 /// Heap size at which a realm's first garbage collection runs. QuickJS starts
@@ -127,6 +131,7 @@ pub(crate) fn reset() {
     let env = ENV.with(|env| env.borrow_mut().take());
     drop(env);
     modules::reset();
+    natives::forget_retained();
     let reported = REPORTED.with(|r| r.replace(0));
     CONSOLE.with(|console| {
         let mut console = console.borrow_mut();
@@ -230,9 +235,13 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
             .map_err(|e| format!("the web prelude failed: {}", describe(&e)))?;
         // The input prelude adds its hooks (`userClick`, ...) to the engine's.
         prelude(INPUT, "input.js")?
-            .call::<_, ()>((native, internals, hooks.clone()))
+            .call::<_, ()>((native, internals.clone(), hooks.clone()))
             .catch(&ctx)
             .map_err(|e| format!("the input prelude failed: {}", describe(&e)))?;
+        prelude(INTL, "intl.js")?
+            .call::<_, ()>((internals,))
+            .catch(&ctx)
+            .map_err(|e| format!("the Intl prelude failed: {}", describe(&e)))?;
         Ok(Persistent::save(&ctx, hooks))
     })?;
     ENV.with(|env| {
@@ -769,6 +778,7 @@ pub(crate) fn run_page_scripts() -> Settle {
                 call_hook(&ctx, &hooks, "setCurrentScript", (None::<f64>,));
                 if let Some(hidden) = hidden {
                     tab::try_with_tab(|tab| tab::reveal(tab.document(), hidden));
+                    call_hook(&ctx, &hooks, "upgradePending", ());
                 }
                 drain_jobs(&ctx);
                 end_task(&ctx, &hooks);

@@ -7,10 +7,13 @@
 //! Blitz's tree indexing panics on stale ids, and a script must never be able
 //! to panic the instance.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
+
 use blitz_dom::node::{Attribute, NodeData};
 use blitz_dom::{
-    BaseDocument, LocalName, NodeId, QualName, ScrollBehavior, ScrollLogicalPosition, local_name,
-    ns,
+    BaseDocument, LocalName, Namespace, NodeId, Prefix, QualName, ScrollBehavior,
+    ScrollLogicalPosition, local_name, ns,
 };
 use rquickjs::{Ctx, Exception, Function, Object, Result};
 use url::Url;
@@ -20,6 +23,54 @@ use crate::{indexeddb, inspect, storage, tab};
 
 /// `innerText` of one element is read in full by scripts, up to this cap.
 const MAX_INNER_TEXT_CHARS: usize = 50 * MAX_TEXT_CHARS;
+
+thread_local! {
+    /// Nodes scripts hold (the prelude reports each node it wraps). Replacing
+    /// an element's children (`textContent`, `innerHTML`) frees what it
+    /// removes, except these: they are detached and stay alive, as in a
+    /// browser, where a removed node lives while a script refers to it
+    /// (libraries such as jQuery move nodes out and back in).
+    static RETAINED: RefCell<HashSet<NodeId>> = RefCell::new(HashSet::new());
+}
+
+/// Forget the nodes scripts held (a new document and realm).
+pub(super) fn forget_retained() {
+    RETAINED.with(|r| r.borrow_mut().clear());
+}
+
+/// Detach the nodes under `id` that scripts hold (the topmost of them, with
+/// their subtrees), so that dropping the rest of `id`'s children frees only
+/// what no script can reach.
+fn detach_retained(doc: &mut BaseDocument, id: NodeId) {
+    let held: Vec<NodeId> = RETAINED.with(|retained| {
+        let retained = retained.borrow();
+        if retained.is_empty() {
+            return Vec::new();
+        }
+        let mut held = Vec::new();
+        let mut stack: Vec<NodeId> = doc
+            .get_node(id)
+            .map(|n| n.children.iter().rev().copied().collect())
+            .unwrap_or_default();
+        while let Some(node) = stack.pop() {
+            if retained.contains(&node) {
+                held.push(node);
+                continue;
+            }
+            if let Some(n) = doc.get_node(node) {
+                stack.extend(n.children.iter().rev().copied());
+            }
+        }
+        held
+    });
+    if held.is_empty() {
+        return;
+    }
+    let mut mutator = doc.mutate();
+    for node in held {
+        mutator.remove_node(node);
+    }
+}
 
 pub(super) fn to_id(raw: f64) -> NodeId {
     if (0.0..9_007_199_254_740_992.0).contains(&raw) {
@@ -139,6 +190,9 @@ fn set_text_content(doc: &mut BaseDocument, id: NodeId, text: &str) {
         mutator.set_node_text(id, text);
         return;
     }
+    drop(mutator);
+    detach_retained(doc, id);
+    let mut mutator = doc.mutate();
     mutator.remove_and_drop_all_children(id);
     if !text.is_empty() {
         let text_node = mutator.create_text_node(text);
@@ -230,6 +284,49 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
             Ok(from_id(doc.mutate().create_element(name, Vec::new())))
         })
     });
+    // An element in namespace `ns` (none when empty), its qualified name's
+    // case kept: XML parsed by scripts, SVG built with createElementNS.
+    def!("createElementNS", |ctx: Ctx<'js>,
+                             ns: String,
+                             qualified: String|
+     -> Result<f64> {
+        if !valid_name(&qualified) {
+            return Err(Exception::throw_dom(
+                &ctx,
+                "InvalidCharacterError",
+                "The qualified name provided is not a valid name",
+            ));
+        }
+        let (prefix, local) = match qualified.split_once(':') {
+            Some((prefix, local)) if !prefix.is_empty() && !local.is_empty() => {
+                (Some(Prefix::from(prefix)), local)
+            }
+            _ => (None, qualified.as_str()),
+        };
+        let name = QualName::new(prefix, Namespace::from(ns), LocalName::from(local));
+        with_doc(&ctx, |doc| {
+            Ok(from_id(doc.mutate().create_element(name, Vec::new())))
+        })
+    });
+    // The detached fragment node that holds a `<template>`'s contents (the
+    // parser puts them there), made on first use.
+    // The prelude wrapped these nodes: they must outlive a replacement of
+    // their parent's children (see `RETAINED`).
+    def!("retain", |ids: Vec<f64>| {
+        RETAINED.with(|retained| retained.borrow_mut().extend(ids.into_iter().map(to_id)));
+    });
+    def!("templateContents", |ctx: Ctx<'js>,
+                              id: f64|
+     -> Result<Option<f64>> {
+        with_doc(&ctx, |doc| {
+            let id = to_id(id);
+            let is_template = doc
+                .get_node(id)
+                .and_then(|n| n.element_data())
+                .is_some_and(|el| el.name.local == local_name!("template"));
+            Ok(is_template.then(|| from_id(doc.mutate().template_contents(id))))
+        })
+    });
     def!("createTextNode", |ctx: Ctx<'js>,
                             text: String|
      -> Result<f64> {
@@ -248,6 +345,17 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
                 Some(NodeData::Document(_)) => 9,
                 None => 0,
             })
+        })
+    });
+    def!("namespaceUri", |ctx: Ctx<'js>,
+                          id: f64|
+     -> Result<Option<String>> {
+        with_doc(&ctx, |doc| {
+            Ok(doc
+                .get_node(to_id(id))
+                .and_then(|n| n.element_data())
+                .map(|el| el.name.ns.to_string())
+                .filter(|ns| !ns.is_empty()))
         })
     });
     def!("nodeName", |ctx: Ctx<'js>, id: f64| -> Result<String> {
@@ -369,6 +477,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
      -> Result<()> {
         with_doc(&ctx, |doc| {
             if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
+                detach_retained(doc, id);
                 doc.mutate().set_inner_html(id, &html);
                 tab::limit_depth(doc, id);
             }

@@ -6,7 +6,7 @@
 (function (native, internals) {
   'use strict';
   const g = globalThis;
-  const { Event, EventTarget, ProgressEvent, SubmitEvent, hidden, toText, queueTask, reportError, defineHandlers } = internals;
+  const { Event, EventTarget, ProgressEvent, SubmitEvent, hidden, toText, queueTask, reportError, defineHandlers, InertDocument, inertHtml } = internals;
 
   // ---- text encodings, base64 ----------------------------------------------
   const toBytes = (data) => {
@@ -329,6 +329,105 @@
     if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return { bytes: toBytes(body).slice(), type: null };
     return { bytes: encoder.encode(toText(body)), type: 'text/plain;charset=UTF-8' };
   };
+  // ---- streams ------------------------------------------------------------
+  // ReadableStream with a default reader and async iteration: what pages
+  // read response bodies with (a body arrives whole here, so its stream is
+  // one chunk). Chunks queue until read; `pull` is asked for more on demand.
+  class ReadableStreamDefaultReader {
+    constructor(stream) {
+      if (stream._reader) throw new TypeError("Failed to construct 'ReadableStreamDefaultReader': ReadableStream is locked.");
+      hidden(this, '_stream', stream);
+      stream._reader = this;
+    }
+    get closed() { return this._stream._closedPromise; }
+    read() { return this._stream ? this._stream._read() : Promise.reject(new TypeError('The reader has been released.')); }
+    cancel(reason) { return this._stream ? this._stream.cancel(reason) : Promise.resolve(); }
+    releaseLock() { if (this._stream) { this._stream._reader = null; this._stream = null; } }
+  }
+  class ReadableStream {
+    constructor(source = {}, strategy = {}) {
+      source = source || {};
+      hidden(this, '_queue', []);
+      hidden(this, '_waiting', []);
+      hidden(this, '_state', 'readable');
+      hidden(this, '_error', undefined);
+      hidden(this, '_reader', null);
+      hidden(this, '_source', source);
+      let closeResolve;
+      hidden(this, '_closedPromise', new Promise((resolve) => { closeResolve = resolve; }));
+      hidden(this, '_closeResolve', closeResolve);
+      const stream = this;
+      hidden(this, '_controller', {
+        get desiredSize() { return (strategy.highWaterMark ?? 1) - stream._queue.length; },
+        enqueue(chunk) { if (stream._state !== 'readable') throw new TypeError('Cannot enqueue a chunk into a closed stream'); const w = stream._waiting.shift(); if (w) w.resolve({ value: chunk, done: false }); else stream._queue.push(chunk); },
+        close() { stream._state = 'closed'; stream._closeResolve(); if (!stream._queue.length) for (const w of stream._waiting.splice(0)) w.resolve({ value: undefined, done: true }); },
+        error(e) { stream._state = 'errored'; stream._error = e; for (const w of stream._waiting.splice(0)) w.reject(e); },
+      });
+      if (typeof source.start === 'function') {
+        try { source.start(this._controller); } catch (e) { this._controller.error(e); }
+      }
+    }
+    get locked() { return this._reader !== null; }
+    getReader(options) {
+      if (options && options.mode === 'byob') throw new TypeError("This engine's streams have no BYOB readers.");
+      return new ReadableStreamDefaultReader(this);
+    }
+    _read() {
+      if (this._queue.length) {
+        const value = this._queue.shift();
+        if (!this._queue.length && this._state === 'closed') for (const w of this._waiting.splice(0)) w.resolve({ value: undefined, done: true });
+        return Promise.resolve({ value, done: false });
+      }
+      if (this._state === 'closed') return Promise.resolve({ value: undefined, done: true });
+      if (this._state === 'errored') return Promise.reject(this._error);
+      const waiting = new Promise((resolve, reject) => this._waiting.push({ resolve, reject }));
+      if (typeof this._source.pull === 'function') {
+        try { const pulled = this._source.pull(this._controller); if (pulled && pulled.catch) pulled.catch((e) => this._controller.error(e)); } catch (e) { this._controller.error(e); }
+      }
+      return waiting;
+    }
+    cancel(reason) {
+      this._queue = [];
+      this._state = 'closed';
+      this._closeResolve();
+      for (const w of this._waiting.splice(0)) w.resolve({ value: undefined, done: true });
+      if (typeof this._source.cancel === 'function') { try { this._source.cancel(reason); } catch (_) { /* the source's own error is not the caller's */ } }
+      return Promise.resolve();
+    }
+    async *[Symbol.asyncIterator]() {
+      const reader = this.getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          yield value;
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    }
+    values() { return this[Symbol.asyncIterator](); }
+    tee() {
+      const chunks = [];
+      const reader = this.getReader();
+      const pump = () => reader.read().then(({ value, done }) => { if (done) return; chunks.push(value); return pump(); });
+      const done = pump();
+      const branch = () => new ReadableStream({ start: (c) => done.then(() => { for (const ch of chunks) c.enqueue(ch); c.close(); }, (e) => c.error(e)) });
+      return [branch(), branch()];
+    }
+  }
+  // A stream of the one chunk a body is; the body counts as used once the
+  // stream is read, not when it is looked at.
+  const bodyStream = (owner) => new ReadableStream({
+    pull(controller) {
+      if (owner._used) { controller.error(new TypeError('body stream already read')); return; }
+      owner._used = true;
+      const bytes = owner._bytes || new Uint8Array(0);
+      if (bytes.length) controller.enqueue(bytes.slice());
+      controller.close();
+    },
+  });
+
   const bodyMixin = {
     get bodyUsed() { return this._used; },
     _consume() {
@@ -419,7 +518,11 @@
     get url() { return this._url; }
     get type() { return this._type; }
     get redirected() { return this._redirected; }
-    get body() { return this._bytes === null ? null : { locked: false }; }
+    get body() {
+      if (this._bytes === null) return null;
+      if (!this._stream) hidden(this, '_stream', bodyStream(this));
+      return this._stream;
+    }
     clone() { if (this._used) throw new TypeError("Failed to execute 'clone' on 'Response': Response body is already used"); const r = new Response(null, { status: this._status || 200, statusText: this._statusText }); Object.assign(r, { _status: this._status, _headers: new Headers(this._headers), _bytes: this._bytes, _url: this._url, _type: this._type }); return r; }
     static json(data, init = {}) { const r = new Response(JSON.stringify(data), init); r.headers.set('content-type', 'application/json'); return r; }
     static error() { const r = new Response(null, { status: 200 }); r._status = 0; r._type = 'error'; return r; }
@@ -615,7 +718,18 @@
       if (this._responseType !== '' && this._responseType !== 'text') throw new DOMException(`The value is only accessible if the object's 'responseType' is '' or 'text' (was '${this._responseType}').`, 'InvalidStateError');
       return this._state < 3 || !this._response ? '' : native.decodeText(new Uint8Array(this._response.body), 'utf-8', false);
     }
-    get responseXML() { return null; }
+    // The response parsed as a document: HTML for `document`, XML when
+    // the response is XML (as XHR decides by its type).
+    get responseXML() {
+      if ((this._responseType !== '' && this._responseType !== 'document') || this._state !== 4 || !this._response) return null;
+      if (this._document === undefined) {
+        const mime = toText(this.getResponseHeader('content-type')).split(';')[0].trim().toLowerCase();
+        const text = native.decodeText(new Uint8Array(this._response.body), 'utf-8', false);
+        const xml = mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml');
+        hidden(this, '_document', xml ? parseXml(text, mime) : (this._responseType === 'document' && mime === 'text/html' ? inertHtml(text) : null));
+      }
+      return this._document;
+    }
     get response() {
       if (this._responseType === '' || this._responseType === 'text') return this.responseText;
       if (this._state !== 4 || !this._response) return null;
@@ -624,6 +738,7 @@
         case 'json': try { return JSON.parse(native.decodeText(bytes, 'utf-8', false)); } catch (_) { return null; }
         case 'arraybuffer': return bytes.slice().buffer;
         case 'blob': return new Blob([bytes], { type: this.getResponseHeader('content-type') || '' });
+        case 'document': return this.responseXML;
         default: return null;
       }
     }
@@ -715,13 +830,203 @@
   Object.assign(XMLHttpRequest, { UNSENT: 0, OPENED: 1, HEADERS_RECEIVED: 2, LOADING: 3, DONE: 4 });
   defineHandlers(XMLHttpRequestEventTarget.prototype);
 
+  // ---- XML and DOMParser ----------------------------------------------------
+  // A small XML parser for what scripts parse (feeds, SVG, API answers):
+  // elements with their case and namespace, attributes, text, CDATA and
+  // comments, the five predefined entities and character references. Markup
+  // that is not well-formed gives a document whose root is <parsererror>,
+  // as Chromium's does.
+  const XML_ENTITIES = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+  const decodeXml = (text) => text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][A-Za-z0-9]*);/g, (all, e) => {
+    if (e[0] !== '#') { if (!(e in XML_ENTITIES)) throw new SyntaxError(`undefined entity &${e};`); return XML_ENTITIES[e]; }
+    const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return String.fromCodePoint(code);
+  });
+  const XML_NAME = /^[A-Za-z_:][-A-Za-z0-9_:.\u00b7-\uffff]*/;
+  const XMLNS = 'http://www.w3.org/2000/xmlns/';
+  const parseXmlTree = (text) => {
+    const doc = g.document;
+    const top = { children: [], ns: { '': '', xml: 'http://www.w3.org/XML/1998/namespace' } };
+    const stack = [top];
+    const attach = (node) => { const parent = stack[stack.length - 1]; if (parent.el) parent.el.appendChild(node); else parent.children.push(node); };
+    let i = 0;
+    while (i < text.length) {
+      const lt = text.indexOf('<', i);
+      const chunk = text.slice(i, lt < 0 ? text.length : lt);
+      if (chunk) {
+        if (stack.length > 1) attach(doc.createTextNode(decodeXml(chunk)));
+        else if (chunk.trim()) throw new SyntaxError('text outside the root element');
+      }
+      if (lt < 0) break;
+      const skipTo = (end, what) => { const at = text.indexOf(end, lt); if (at < 0) throw new SyntaxError(`unterminated ${what}`); return at; };
+      if (text.startsWith('<?', lt)) { i = skipTo('?>', 'processing instruction') + 2; continue; }
+      if (text.startsWith('<!--', lt)) { const end = skipTo('-->', 'comment'); if (stack.length > 1) attach(doc.createComment(text.slice(lt + 4, end))); i = end + 3; continue; }
+      if (text.startsWith('<![CDATA[', lt)) { const end = skipTo(']]>', 'CDATA section'); if (stack.length === 1) throw new SyntaxError('CDATA outside the root element'); attach(doc.createTextNode(text.slice(lt + 9, end))); i = end + 3; continue; }
+      if (text.startsWith('<!', lt)) {
+        let depth = 0; let j = lt + 2;
+        for (; j < text.length; j++) { if (text[j] === '[') depth++; else if (text[j] === ']') depth--; else if (text[j] === '>' && depth <= 0) break; }
+        i = j + 1;
+        continue;
+      }
+      if (text[lt + 1] === '/') {
+        const end = skipTo('>', 'end tag');
+        const name = text.slice(lt + 2, end).trim();
+        const open = stack.pop();
+        if (!open.el || open.name !== name) throw new SyntaxError(`end tag </${name}> does not match <${open.name || ''}>`);
+        i = end + 1;
+        continue;
+      }
+      const match = XML_NAME.exec(text.slice(lt + 1));
+      if (!match) throw new SyntaxError('a tag without a name');
+      const name = match[0];
+      let j = lt + 1 + name.length;
+      const attrs = [];
+      for (;;) {
+        while (/\s/.test(text[j] || '')) j++;
+        if (text[j] === '>' || text.startsWith('/>', j) || j >= text.length) break;
+        const attr = XML_NAME.exec(text.slice(j));
+        if (!attr) throw new SyntaxError(`a malformed attribute in <${name}>`);
+        j += attr[0].length;
+        while (/\s/.test(text[j] || '')) j++;
+        if (text[j] !== '=') throw new SyntaxError(`the attribute ${attr[0]} has no value`);
+        j++;
+        while (/\s/.test(text[j] || '')) j++;
+        const quote = text[j];
+        if (quote !== '"' && quote !== "'") throw new SyntaxError(`the value of ${attr[0]} is not quoted`);
+        const close = text.indexOf(quote, j + 1);
+        if (close < 0) throw new SyntaxError('an unterminated attribute value');
+        attrs.push([attr[0], decodeXml(text.slice(j + 1, close))]);
+        j = close + 1;
+      }
+      if (j >= text.length) throw new SyntaxError(`unterminated <${name}>`);
+      const selfClosing = text.startsWith('/>', j);
+      const ns = { ...stack[stack.length - 1].ns };
+      for (const [k, v] of attrs) { if (k === 'xmlns') ns[''] = v; else if (k.startsWith('xmlns:')) ns[k.slice(6)] = v; }
+      const prefix = name.includes(':') ? name.split(':')[0] : '';
+      if (!(prefix in ns)) throw new SyntaxError(`the namespace prefix ${prefix} is not defined`);
+      if (stack.length === 1 && top.children.some((c) => c.nodeType === 1)) throw new SyntaxError('more than one root element');
+      const el = doc.createElementNS(ns[prefix], name);
+      for (const [k, v] of attrs) el.setAttribute(k, v);
+      attach(el);
+      if (!selfClosing) stack.push({ el, name, ns });
+      i = j + (selfClosing ? 2 : 1);
+    }
+    if (stack.length > 1) throw new SyntaxError(`<${stack[stack.length - 1].name}> is not closed`);
+    const root = top.children.find((c) => c.nodeType === 1);
+    if (!root) throw new SyntaxError('no root element');
+    return root;
+  };
+  const parseXml = (text, contentType) => {
+    try {
+      return new InertDocument(parseXmlTree(toText(text)), contentType);
+    } catch (e) {
+      const error = g.document.createElementNS('http://www.mozilla.org/newlayout/xml/parsererror.xml', 'parsererror');
+      error.textContent = `This page contains the following errors: ${e && e.message ? e.message : e}`;
+      return new InertDocument(error, contentType);
+    }
+  };
+  const XML_TYPES = ['text/xml', 'application/xml', 'application/xhtml+xml', 'image/svg+xml'];
   class DOMParser {
-    parseFromString() { throw new DOMException('DOMParser is not supported', 'NotSupportedError'); }
+    parseFromString(string, type) {
+      const kind = toText(type);
+      if (kind === 'text/html') return inertHtml(toText(string));
+      if (XML_TYPES.includes(kind)) return parseXml(string, kind);
+      throw new TypeError(`Failed to execute 'parseFromString' on 'DOMParser': The provided value '${kind}' is not a valid enum value of type DOMParserSupportedType.`);
+    }
   }
+  class XMLSerializer {
+    serializeToString(node) {
+      if (node instanceof InertDocument) return node.documentElement.outerHTML;
+      return node.nodeType === 1 ? node.outerHTML : node.nodeType === 3 ? toText(node.textContent).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : '';
+    }
+  }
+
+  // ---- MessageChannel ---------------------------------------------------------
+  // Two entangled ports: a message posted on one is a task on the other,
+  // delivered once the port is started (by `onmessage` or `start()`).
+  class MessagePort extends EventTarget {
+    constructor() {
+      super();
+      hidden(this, '_other', null);
+      hidden(this, '_queue', []);
+      hidden(this, '_started', false);
+      hidden(this, '_closed', false);
+      hidden(this, '_onmessage', null);
+    }
+    get onmessage() { return this._onmessage; }
+    set onmessage(fn) {
+      if (this._onmessage) this.removeEventListener('message', this._onmessage);
+      this._onmessage = typeof fn === 'function' ? fn : null;
+      if (this._onmessage) { this.addEventListener('message', this._onmessage); this.start(); }
+    }
+    postMessage(message) {
+      const other = this._other;
+      if (!other || this._closed) return;
+      const data = g.structuredClone(message);
+      other._queue.push(data);
+      if (other._started) other._flush();
+    }
+    start() { if (this._started) return; this._started = true; this._flush(); }
+    _flush() {
+      while (this._queue.length) {
+        const data = this._queue.shift();
+        queueTask(() => { if (!this._closed) this.dispatchEvent(Object.assign(new Event('message'), { data, ports: [] })); });
+      }
+    }
+    close() { this._closed = true; }
+  }
+  class MessageChannel {
+    constructor() {
+      const port1 = new MessagePort();
+      const port2 = new MessagePort();
+      port1._other = port2;
+      port2._other = port1;
+      Object.defineProperties(this, { port1: { value: port1, enumerable: true }, port2: { value: port2, enumerable: true } });
+    }
+  }
+
+  // ---- FileReader -------------------------------------------------------------
+  class FileReader extends EventTarget {
+    constructor() {
+      super();
+      this.readyState = 0;
+      this.result = null;
+      this.error = null;
+    }
+    _read(blob, as, encoding) {
+      if (!(blob instanceof Blob)) throw new TypeError("Failed to execute 'read' on 'FileReader': parameter 1 is not of type 'Blob'.");
+      if (this.readyState === 1) throw new DOMException('The object is already busy reading Blobs.', 'InvalidStateError');
+      this.readyState = 1;
+      this.result = null;
+      const bytes = blob._bytes;
+      queueTask(() => {
+        this.dispatchEvent(new ProgressEvent('loadstart', { lengthComputable: true, loaded: 0, total: bytes.length }));
+        switch (as) {
+          case 'text': this.result = new g.TextDecoder(encoding || 'utf-8').decode(bytes); break;
+          case 'dataurl': this.result = `data:${blob.type || 'application/octet-stream'};base64,${btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''))}`; break;
+          case 'binary': this.result = Array.from(bytes, (b) => String.fromCharCode(b)).join(''); break;
+          default: this.result = bytes.slice().buffer; break;
+        }
+        this.readyState = 2;
+        const done = { lengthComputable: true, loaded: bytes.length, total: bytes.length };
+        this.dispatchEvent(new ProgressEvent('progress', done));
+        this.dispatchEvent(new ProgressEvent('load', done));
+        this.dispatchEvent(new ProgressEvent('loadend', done));
+      });
+    }
+    readAsText(blob, encoding) { this._read(blob, 'text', encoding); }
+    readAsDataURL(blob) { this._read(blob, 'dataurl'); }
+    readAsArrayBuffer(blob) { this._read(blob, 'buffer'); }
+    readAsBinaryString(blob) { this._read(blob, 'binary'); }
+    abort() { this.readyState = 2; this.result = null; }
+  }
+  Object.assign(FileReader, { EMPTY: 0, LOADING: 1, DONE: 2 });
+  defineHandlers(FileReader.prototype);
 
   Object.assign(g, {
     TextEncoder, TextDecoder, atob, btoa, crypto, AbortController, AbortSignal, Blob, File, FormData,
     Headers, Request, Response, fetch, XMLHttpRequest, XMLHttpRequestEventTarget, XMLHttpRequestUpload, DOMParser,
+    XMLSerializer, MessageChannel, MessagePort, FileReader, ReadableStream, ReadableStreamDefaultReader,
   });
   void reportError;
 });

@@ -6,7 +6,13 @@
 use blitz_dom::node::NodeData;
 use rquickjs::function::Opt;
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Result, TypedArray};
-use style::properties::{PropertyDeclarationId, PropertyId};
+use style::context::QuirksMode;
+use style::parser::ParserContext;
+use style::properties::{
+    PropertyDeclaration, PropertyDeclarationId, PropertyId, SourcePropertyDeclaration,
+};
+use style::stylesheets::{CssRuleType, Origin, UrlExtraData};
+use style_traits::ParsingMode;
 use url::Url;
 
 use super::natives::{from_id, live, with_doc, with_tab};
@@ -26,6 +32,32 @@ fn bytes(array: &TypedArray<'_, u8>) -> Vec<u8> {
     // detached nor resized under it.
     let slice = unsafe { array.as_bytes() };
     slice.map(<[u8]>::to_vec).unwrap_or_default()
+}
+
+/// Whether `name: value` is a declaration Stylo accepts (all of `value`).
+fn declaration_parses(name: &str, value: &str) -> bool {
+    let Ok(url) = Url::parse(crate::tab::INLINE_URL) else {
+        return false;
+    };
+    let url_data = UrlExtraData(style::servo_arc::Arc::new(url));
+    let context = ParserContext::new(
+        Origin::Author,
+        &url_data,
+        Some(CssRuleType::Style),
+        ParsingMode::DEFAULT,
+        QuirksMode::NoQuirks,
+        Default::default(),
+        None,
+        None,
+        Default::default(),
+    );
+    let Ok(property) = PropertyId::parse(name, &context) else {
+        return false;
+    };
+    let mut parser = cssparser::Parser::new(value);
+    let mut declarations = SourcePropertyDeclaration::default();
+    PropertyDeclaration::parse_into(&mut declarations, property, &context, &mut parser).is_ok()
+        && parser.expect_exhausted().is_ok()
 }
 
 /// Whether a URL is one cookies belong to.
@@ -287,6 +319,10 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     });
 
     // --- style ---
+    // `CSS.supports(property, value)`: whether Stylo parses the declaration.
+    def!("cssSupports", |name: String, value: String| -> bool {
+        declaration_parses(name.trim(), &value)
+    });
     // `getComputedStyle(el).getPropertyValue(name)`: the computed value of a
     // longhand as Stylo serializes it; `None` for unknown or shorthand names.
     def!("computedStyle", |ctx: Ctx<'js>,
