@@ -46,6 +46,22 @@ const DEBOUNCE: &str = r#"<!doctype html><title>search</title>
   });
 </script>"#;
 
+/// A page that shows its report three seconds after it loads, and reveals a
+/// hidden panel a second after that.
+const SLOW: &str = r#"<!doctype html><title>slow</title>
+<p id=status>Loading the report</p><div id=panel style="display:none">Panel ready</div>
+<script>
+  window.started = Date.now();
+  setTimeout(() => {
+    const p = document.createElement('p');
+    p.id = 'late';
+    p.textContent = 'Report ready: 42 boats in harbour';
+    document.body.appendChild(p);
+    status.textContent = 'Loaded';
+  }, 3000);
+  setTimeout(() => { panel.style.display = 'block'; }, 4000);
+</script>"#;
+
 /// A news article between the chrome news sites put around one.
 const ARTICLE: &str = r#"<!doctype html><html lang=en><head><title>Harbour wall repaired | The Coast Gazette</title>
 <meta name="description" content="Masons finished the repair of the harbour wall a month early.">
@@ -90,6 +106,7 @@ async fn site() -> String {
         .route("/editor", get(|| async { Html(EDITOR) }))
         .route("/debounce", get(|| async { Html(DEBOUNCE) }))
         .route("/article", get(|| async { Html(ARTICLE) }))
+        .route("/slow", get(|| async { Html(SLOW) }))
         .route("/soup", get(|| async { Html(DIV_SOUP) }))
         .route(
             "/links",
@@ -376,6 +393,72 @@ async fn navigate_results_carry_the_main_content_without_the_page_chrome() {
     let result = &links["response"]["results"][0];
     assert_eq!(result["content"], "One\nTwo");
     assert_eq!(result["title"], "Links");
+}
+
+/// One servo_wait on session `id`; its response entry, failed or not.
+async fn wait(client: &Client, id: &str, fields: Value) -> Value {
+    let mut action = fields;
+    action["sessionID"] = json!(id);
+    let (out, _) = call(client, "servo_wait", json!({"actions": [action]})).await;
+    if out.get("responses").is_some() {
+        first(&out).clone()
+    } else {
+        out
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn waits_run_the_page_clock_until_an_element_or_text_appears() {
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("waits").await;
+    let base = site().await;
+    let (id, opened) = open(&client, &format!("{base}/slow")).await;
+    // The load's quiet period (1 s) is over before the report comes.
+    let text = opened["response"]["page"]["text"].as_str().unwrap();
+    assert!(!text.contains("Report ready"), "{text}");
+    assert_eq!(opened["response"]["page"]["settle"], "quiet");
+
+    let r = wait(&client, &id, json!({"selector": "#late"})).await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    let text = r["response"]["page"]["text"].as_str().unwrap();
+    assert!(text.contains("Report ready: 42 boats"), "{text}");
+    let elapsed = eval(&client, &id, "Date.now() - started").await.as_f64().unwrap();
+    assert!((3000.0..3900.0).contains(&elapsed), "page time passed: {elapsed}");
+
+    // An element in the document but not displayed is not there yet.
+    let r = wait(&client, &id, json!({"selector": "#panel", "timeMs": 5000})).await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    assert!(r["response"]["page"]["text"].as_str().unwrap().contains("Panel ready"));
+    assert_eq!(r["response"]["page"]["settle"], "settled", "{r:#}");
+
+    // Text, and time alone.
+    let r = wait(&client, &id, json!({"text": "42  boats in"})).await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    let before = eval(&client, &id, "Date.now()").await.as_f64().unwrap();
+    let r = wait(&client, &id, json!({"timeMs": 5000})).await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    let after = eval(&client, &id, "Date.now()").await.as_f64().unwrap();
+    assert!(after - before >= 5000.0, "the clock moved {} ms", after - before);
+
+    // What never comes is a TIMEOUT naming it; a bad selector names itself.
+    let r = wait(&client, &id, json!({"selector": "#never", "timeMs": 2000})).await;
+    assert_ne!(r["ok"], true, "{r:#}");
+    assert_eq!(r["code"], "TIMEOUT", "{r:#}");
+    assert!(
+        r["error"].as_str().unwrap().contains("an element matching \"#never\" did not appear within 2000 ms of page time"),
+        "{r:#}"
+    );
+    let r = wait(&client, &id, json!({"selector": "div[["})).await;
+    assert_eq!(r["code"], "INVALID_ARGUMENT", "{r:#}");
+    assert!(r["error"].as_str().unwrap().contains("the selector \"div[[\" is not valid CSS"), "{r:#}");
+    for (fields, needle) in [
+        (json!({}), "a selector, a text or a timeMs"),
+        (json!({"timeMs": 60001}), "timeMs must be 1 to 60000; got 60001"),
+        (json!({"timeMs": 0}), "timeMs must be 1 to 60000; got 0"),
+    ] {
+        let r = wait(&client, &id, fields.clone()).await;
+        assert!(r.to_string().contains(needle), "{fields}: {r:#}");
+    }
 }
 
 const BUDGET: Duration = Duration::from_secs(20);

@@ -102,12 +102,13 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "event-loop",
         implemented: true,
-        gaps: "the pump does not wait in real time: after an action it runs the timers due within a 1 s quiet period by moving the page's clock (Date, performance.now) ahead to each; timers due later run on a later action",
+        gaps: "the pump does not wait in real time: after an action it runs the timers due within a 1 s quiet period by moving the page's clock (Date, performance.now) ahead to each; timers due later run on a later action or a wait (servo_wait, up to 60 s of page time)",
         what: "",
         checks: &[
             "event-loop",
             "the_event_loop_reports_how_it_settled",
             "timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock",
+            "waits_run_the_page_clock_until_an_element_or_text_appears",
         ],
     },
     Feature {

@@ -34,7 +34,7 @@ mod tab;
 
 use bindings::exports::fleet::engine::page::{
     AccessibilityTree, Capability, DialogPolicy, EvalError, Guest, Source, StatePart, Summary,
-    Traversal, UserInput, Viewport,
+    Traversal, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// The exported `page` interface; every call is forwarded to the tab state.
@@ -74,6 +74,10 @@ impl Guest for Engine {
 
     fn traverse(step: Traversal) -> Summary {
         tab::traverse(step)
+    }
+
+    fn wait(until: WaitFor) -> Result<Summary, WaitError> {
+        tab::wait(until)
     }
 
     fn set_dialog_policy(policy: DialogPolicy) {

@@ -22,7 +22,7 @@ use blitz_traits::net::http::StatusCode;
 use blitz_traits::shell::{ColorScheme, Viewport};
 
 use crate::bindings::exports::fleet::engine::page::{
-    Dialog, DialogPolicy, Settle, Source, Summary, Traversal,
+    Dialog, DialogPolicy, Settle, Source, Summary, Traversal, WaitError, WaitFor,
 };
 use crate::navigation::{Commit, History, Pending, Request};
 use crate::net::GuestNetProvider;
@@ -716,6 +716,79 @@ pub(crate) fn traverse(step: Traversal) -> Summary {
     with_tab(|tab| tab.pending = Some(pending));
     follow();
     inspect()
+}
+
+/// Export `wait`: run the event loop until the condition holds or its page
+/// time is up; a wait without a condition lets the time pass.
+pub(crate) fn wait(until: WaitFor) -> Result<Summary, WaitError> {
+    let WaitFor {
+        selector,
+        text,
+        page_ms,
+    } = until;
+    if let Some(selector) = &selector
+        && with_document(|doc| doc.query_selector(selector)).is_err()
+    {
+        return Err(WaitError::InvalidSelector(format!(
+            "the selector \"{selector}\" is not valid CSS"
+        )));
+    }
+    let needle = text.as_deref().map(inspect::collapse_whitespace);
+    let has_condition = selector.is_some() || needle.is_some();
+    let holds = || {
+        with_tab(|tab| {
+            tab.resolve_style();
+            let doc = tab.document();
+            let found = selector.as_deref().is_none_or(|s| rendered_match(doc, s));
+            let shows = needle.as_deref().is_none_or(|t| {
+                let root = doc.root_node().id;
+                inspect::collapse_whitespace(&inspect::inner_text(doc, root, usize::MAX))
+                    .contains(t)
+            });
+            found && shows
+        })
+    };
+    let (met, settle) = js::wait_until(f64::from(page_ms), has_condition, holds);
+    with_tab(|tab| tab.settle = settle);
+    follow();
+    if met {
+        return Ok(inspect());
+    }
+    let what = match (&selector, &text) {
+        (Some(s), Some(t)) => format!("an element matching \"{s}\" and the text \"{t}\""),
+        (Some(s), None) => format!("an element matching \"{s}\""),
+        (None, Some(t)) => format!("the text \"{t}\""),
+        (None, None) => "the page".to_owned(),
+    };
+    Err(WaitError::Unmet(format!(
+        "{what} did not appear within {page_ms} ms of page time"
+    )))
+}
+
+/// Whether an element matching `selector` is rendered: it and its ancestors
+/// displayed, and itself visible (styles must be current).
+fn rendered_match(doc: &BaseDocument, selector: &str) -> bool {
+    let Ok(matches) = doc.query_selector_all(selector) else {
+        return false;
+    };
+    matches.into_iter().any(|id| {
+        let visible = doc
+            .get_node(id)
+            .and_then(|n| n.primary_styles())
+            .is_some_and(|s| {
+                s.clone_visibility() == style::computed_values::visibility::T::Visible
+            });
+        let mut current = Some(id);
+        while let Some(node) = current.and_then(|c| doc.get_node(c)) {
+            if let Some(el) = node.element_data()
+                && inspect::is_hidden(node, &el.name.local)
+            {
+                return false;
+            }
+            current = node.parent;
+        }
+        visible
+    })
 }
 
 /// Export `set-dialog-policy`.

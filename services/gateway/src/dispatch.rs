@@ -38,6 +38,8 @@ pub const MAX_POINT: f64 = 10_000.0;
 pub const MAX_SCROLL: f64 = 1_000_000.0;
 /// Most accessibility tree nodes one action may ask for.
 pub const MAX_A11Y_NODES: u32 = 5_000;
+/// Most page time one wait may take, ms (the worker applies the same cap).
+pub const MAX_WAIT_MS: u32 = 60_000;
 /// Longest answer a dialog policy gives to prompts, characters.
 pub const MAX_PROMPT_CHARS: usize = 10_000;
 /// Viewport width bounds.
@@ -249,6 +251,27 @@ fn validate_page_action(i: usize, session_id: &str, kind: &Kind) -> Result<(), G
         Kind::DialogPolicy(d) => {
             if let Some(text) = &d.prompt_text {
                 chars("promptText", text, MAX_PROMPT_CHARS)?;
+            }
+        }
+        Kind::Wait(w) => {
+            for (field, value) in [("selector", &w.selector), ("text", &w.text)] {
+                if let Some(value) = value {
+                    if value.trim().is_empty() {
+                        return invalid(format!("actions[{i}].{field} must not be empty"));
+                    }
+                    chars(field, value, MAX_TARGET_CHARS)?;
+                }
+            }
+            if w.time_ms > MAX_WAIT_MS {
+                return invalid(format!(
+                    "actions[{i}].timeMs must be 1 to {MAX_WAIT_MS}; got {}",
+                    w.time_ms
+                ));
+            }
+            if w.selector.is_none() && w.text.is_none() && w.time_ms == 0 {
+                return invalid(format!(
+                    "actions[{i}] needs something to wait for: a selector, a text or a timeMs"
+                ));
             }
         }
         _ => {}
@@ -882,6 +905,40 @@ mod tests {
         validate(std::slice::from_ref(&a)).unwrap();
         a.session_id = uuid::Uuid::new_v4().to_string();
         assert!(err(&[a]).contains("existing sessionID"));
+    }
+
+    #[test]
+    fn wait_limits_hold_at_their_edges_and_a_wait_needs_something_to_wait_for() {
+        let wait = |selector: Option<&str>, text: Option<String>, time_ms| BrowserAction {
+            session_id: uuid::Uuid::new_v4().to_string(),
+            viewport: None,
+            action: Some(pb::Action {
+                kind: Some(Kind::Wait(pb::Wait {
+                    selector: selector.map(str::to_owned),
+                    text,
+                    time_ms,
+                })),
+                max_duration_ms: 0,
+            }),
+        };
+        validate(&[wait(None, None, MAX_WAIT_MS)]).unwrap();
+        assert!(
+            err(&[wait(None, None, MAX_WAIT_MS + 1)])
+                .contains("timeMs must be 1 to 60000; got 60001")
+        );
+        assert!(err(&[wait(None, None, 0)]).contains("a selector, a text or a timeMs"));
+        validate(&[wait(Some("#late"), None, 0)]).unwrap();
+        validate(&[wait(None, Some("x".repeat(MAX_TARGET_CHARS)), 0)]).unwrap();
+        assert!(
+            err(&[wait(None, Some("x".repeat(MAX_TARGET_CHARS + 1)), 0)])
+                .contains("actions[0].text is 1025 characters; the limit is 1024")
+        );
+        assert!(
+            err(&[wait(Some("  "), None, 0)]).contains("actions[0].selector must not be empty")
+        );
+        let mut new_tab = wait(Some("#late"), None, 0);
+        new_tab.session_id.clear();
+        assert!(err(&[new_tab]).contains("sessionID is required"));
     }
 
     #[test]

@@ -44,6 +44,7 @@ enum ToolKind {
     History,
     Accessibility,
     DialogPolicy,
+    Wait,
     Capabilities,
 }
 
@@ -51,7 +52,7 @@ enum ToolKind {
 const LIST_TOOL: &str = "servo_session_list";
 
 impl ToolKind {
-    const ALL: [ToolKind; 16] = [
+    const ALL: [ToolKind; 17] = [
         Self::Navigate,
         Self::Inspect,
         Self::Evaluate,
@@ -67,6 +68,7 @@ impl ToolKind {
         Self::History,
         Self::Accessibility,
         Self::DialogPolicy,
+        Self::Wait,
         Self::Capabilities,
     ];
 
@@ -84,6 +86,7 @@ impl ToolKind {
                 | Self::History
                 | Self::Accessibility
                 | Self::DialogPolicy
+                | Self::Wait
         )
     }
 
@@ -104,6 +107,7 @@ impl ToolKind {
             Self::History => "servo_history",
             Self::Accessibility => "servo_accessibility_tree",
             Self::DialogPolicy => "servo_dialog_policy",
+            Self::Wait => "servo_wait",
             Self::Capabilities => "servo_get_capabilities",
         }
     }
@@ -158,6 +162,9 @@ impl ToolKind {
             }
             Self::DialogPolicy => {
                 "Set how a tab answers alert/confirm/prompt from now on: accept (confirm returns true, prompt returns promptText or its default) or dismiss (the default). Every dialog is reported in the page's dialogs list."
+            }
+            Self::Wait => {
+                "Wait on a tab's page: until an element matching selector is rendered, until the visible text contains text, or (with neither) for timeMs of page time. The page's timers run as the page clock moves ahead (no real waiting); a condition not met within timeMs (default 10000) is a TIMEOUT error naming it."
             }
             Self::Capabilities => {
                 "Report what the browser engine supports: each feature as supported, partial, unsupported or unverified, with the reason and the checks that cover it."
@@ -247,6 +254,15 @@ impl ToolKind {
                     "maxDurationMs": duration()
                 }),
                 vec!["sessionID", "accept"],
+            ),
+            Self::Wait => (
+                json!({
+                    "selector": {"type": "string", "maxLength": 1024, "description": "CSS selector of an element to wait for (rendered: displayed and visible)."},
+                    "text": {"type": "string", "maxLength": 1024, "description": "Text to wait for in the page's visible text."},
+                    "timeMs": {"type": "integer", "minimum": 1, "maximum": 60000, "description": "Page time: the longest wait for selector/text (default 10000), or with neither the time to let pass."},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID"],
             ),
             Self::Capabilities => (json!({"maxDurationMs": duration()}), vec![]),
             Self::RegisterFont => (
@@ -528,6 +544,19 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
             target: parse_target(i, obj)?,
             value: string("value")?
                 .ok_or_else(|| invalid(format!("actions[{i}].value is required")))?,
+        }),
+        ToolKind::Wait => Kind::Wait(pb::Wait {
+            selector: string("selector")?,
+            text: string("text")?,
+            time_ms: match int("timeMs")? {
+                Some(0) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].timeMs must be 1 to {}; got 0",
+                        crate::dispatch::MAX_WAIT_MS
+                    )));
+                }
+                n => n.unwrap_or(0),
+            },
         }),
         ToolKind::History => {
             let step = match string("step")?.as_deref() {

@@ -33,6 +33,7 @@ mod bindings {
 pub use bindings::exports::fleet::engine::page::{
     AccessibilityTree, Capability, DialogPolicy, EvalError, Link, Scroll, SelectOption, Settle,
     Source, StatePart, Summary, Support, Target, Traversal, TypeText, UserInput, Viewport,
+    WaitError, WaitFor,
 };
 
 /// The engine component built by this crate's build script.
@@ -393,6 +394,16 @@ impl Tab {
         budget: Duration,
     ) -> Result<Summary, TabError> {
         guest_call!(self, budget, call_traverse(step))
+    }
+
+    /// Runs the page's event loop until the condition holds or its page time
+    /// is up; the error says which selector is invalid or what never came.
+    pub async fn wait(
+        &mut self,
+        until: &WaitFor,
+        budget: Duration,
+    ) -> Result<Result<Summary, WaitError>, TabError> {
+        guest_call!(self, budget, call_wait(until))
     }
 
     /// Sets how dialogs are answered.

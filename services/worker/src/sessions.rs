@@ -17,7 +17,7 @@ use fleet_store::{Routing, SessionStore, StoreError};
 use crate::checkpoint::{self, Checkpoint};
 use crate::host::{
     DialogPolicy, EngineHost, EvalError, Scroll, SelectOption, Settle, Source, Summary, Support,
-    Tab, TabError, Target, Traversal, TypeText, UserInput, Viewport,
+    Tab, TabError, Target, Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// Default and largest per-action time budgets (DESIGN §7).
@@ -587,6 +587,10 @@ fn page_of(output: &ActionOutput) -> Option<(String, String)> {
 
 /// Accessibility tree nodes listed when the action names no cap.
 const DEFAULT_A11Y_NODES: u32 = 500;
+/// Page time a wait for a selector or text allows when the action sets none, ms.
+const DEFAULT_WAIT_MS: u32 = 10_000;
+/// Most page time one wait may take, ms.
+const MAX_WAIT_MS: u32 = 60_000;
 /// Most accessibility tree nodes one action may ask for.
 const MAX_A11Y_NODES: u32 = 5_000;
 
@@ -758,6 +762,33 @@ async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOu
                     })
                     .collect(),
             })
+        }
+        Kind::Wait(wait) => {
+            let has_condition = wait.selector.is_some() || wait.text.is_some();
+            let page_ms = match wait.time_ms {
+                0 if has_condition => DEFAULT_WAIT_MS,
+                0 => {
+                    return Err(Failure::new(
+                        ErrorCode::InvalidArgument,
+                        "wait needs a selector, a text or a timeMs",
+                    ));
+                }
+                ms => ms.min(MAX_WAIT_MS),
+            };
+            let until = WaitFor {
+                selector: wait.selector,
+                text: wait.text,
+                page_ms,
+            };
+            match tab.wait(&until, budget).await? {
+                Ok(summary) => action_output::Kind::Page(page(summary)),
+                Err(WaitError::InvalidSelector(reason)) => {
+                    return Err(Failure::new(ErrorCode::InvalidArgument, reason));
+                }
+                Err(WaitError::Unmet(reason)) => {
+                    return Err(Failure::new(ErrorCode::Timeout, reason));
+                }
+            }
         }
         Kind::DialogPolicy(policy) => {
             let policy = DialogPolicy {

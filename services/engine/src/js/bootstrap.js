@@ -2934,6 +2934,8 @@
     // Page ms since the time origin: the engine adds a pump's quiet period to
     // it to get the `limit` it passes to `runNextTimer`.
     clock: elapsed,
+    // A wait let page time pass up to `to`: the clock shows it.
+    advanceClock(to) { const now = elapsed(); if (to > now) skew += to - now; },
     traversed,
     // An uncaught exception of a page script: an `error` event on the window
     // (ErrorEvent with the exception), then the console.

@@ -463,15 +463,7 @@ fn run_tasks(ctx: &Ctx<'_>, hooks: &Object<'_>, horizon_ms: f64, max_timers: usi
             }
         }
     }
-    let pending = hooks
-        .get::<_, Function>("pendingTimers")
-        .and_then(|f| f.call::<_, u32>(()))
-        .unwrap_or(0);
-    if pending > 0 {
-        Settle::Quiet
-    } else {
-        Settle::Settled
-    }
+    pending_settle(hooks)
 }
 
 /// Pump the event loop after an action: tasks and timers within the quiet
@@ -848,6 +840,68 @@ pub(crate) fn traversed(from: &str, to: &str, state: Option<&str>) -> Settle {
             pump(&ctx, &hooks)
         })
     })
+}
+
+/// Run tasks and timers due within `page_ms` of page time until `holds()`
+/// (checked before the first task and after each), or with no condition
+/// until the time is up, which then moves the page's clock to its end.
+/// Returns whether the wait was satisfied, and how the loop ended.
+pub(crate) fn wait_until(
+    page_ms: f64,
+    has_condition: bool,
+    mut holds: impl FnMut() -> bool,
+) -> (bool, Settle) {
+    if has_condition && holds() {
+        return (true, Settle::Settled);
+    }
+    // A document without scripts has nothing to run: only its clock moves.
+    let existing = ENV.with(|env| {
+        env.borrow()
+            .as_ref()
+            .map(|env| (env.context.clone(), env.hooks.clone()))
+    });
+    let Some((context, hooks)) = existing else {
+        return (!has_condition, Settle::Settled);
+    };
+    with_deadline(EVAL_BUDGET, || {
+        context.with(|ctx| {
+            let Ok(hooks) = hooks.restore(&ctx) else {
+                return (!has_condition && holds(), Settle::Settled);
+            };
+            end_task(&ctx, &hooks);
+            let limit = timer_limit(&hooks, page_ms);
+            loop {
+                if deadline_passed() {
+                    return (false, Settle::Budget);
+                }
+                if run_next_task(&ctx, &hooks, limit) == Ran::Nothing {
+                    break;
+                }
+                if has_condition && holds() {
+                    return (true, pending_settle(&hooks));
+                }
+            }
+            if has_condition {
+                return (false, pending_settle(&hooks));
+            }
+            // The wait took its whole time, whatever ran in it.
+            call_hook(&ctx, &hooks, "advanceClock", (limit,));
+            (true, pending_settle(&hooks))
+        })
+    })
+}
+
+/// `Quiet` when timers are still pending, else `Settled`.
+fn pending_settle(hooks: &Object<'_>) -> Settle {
+    let pending = hooks
+        .get::<_, Function>("pendingTimers")
+        .and_then(|f| f.call::<_, u32>(()))
+        .unwrap_or(0);
+    if pending > 0 {
+        Settle::Quiet
+    } else {
+        Settle::Settled
+    }
 }
 
 /// `evaluate`: run `script` as global code, await a returned promise, and
