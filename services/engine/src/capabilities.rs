@@ -163,8 +163,8 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "storage.indexeddb",
         implemented: true,
-        gaps: "no `blocked` event; one connection's versionchange is not sent to others",
-        what: "",
+        gaps: "",
+        what: "open, upgrade, versionchange and blocked; object stores (keyPath, autoIncrement, renames) and indexes (unique, multiEntry, renames); readwrite and readonly transactions with complete, error and abort; add, put, get, getAll, count, delete, clear, key ranges, cursors; kept in snapshots",
         checks: &[
             "storage",
             "indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore",

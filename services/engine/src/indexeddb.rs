@@ -192,6 +192,8 @@ enum Undo {
     Version(u64),
     StoreCreated(String),
     StoreDeleted(String, Store),
+    StoreRenamed(String, String),
+    IndexRenamed(String, String, String),
     IndexCreated(String, String),
     IndexDeleted(String, String, Index),
     Record(String, String, Option<Box<RawValue>>),
@@ -250,6 +252,32 @@ fn apply(db: &mut Database, op: &[&RawValue], undo: &mut Vec<Undo>) -> Result<()
             let removed = store.records.iter().map(|(k, v)| record_size(k, v)).sum();
             db.size = db.size.saturating_sub(removed);
             undo.push(Undo::StoreDeleted(name, store));
+        }
+        "renameStore" => {
+            let (from, to): (String, String) = (arg(op, 1)?, arg(op, 2)?);
+            if db.stores.contains_key(&to) {
+                return Err(CommitError::Invalid(format!("object store {to:?} exists")));
+            }
+            let store = db
+                .stores
+                .remove(&from)
+                .ok_or_else(|| CommitError::Invalid(format!("no object store {from:?}")))?;
+            db.stores.insert(to.clone(), store);
+            undo.push(Undo::StoreRenamed(from, to));
+        }
+        "renameIndex" => {
+            let (store, from, to): (String, String, String) =
+                (arg(op, 1)?, arg(op, 2)?, arg(op, 3)?);
+            let target = store_mut(db, &store)?;
+            if target.indexes.contains_key(&to) {
+                return Err(CommitError::Invalid(format!("index {to:?} exists")));
+            }
+            let definition = target
+                .indexes
+                .remove(&from)
+                .ok_or_else(|| CommitError::Invalid(format!("no index {from:?}")))?;
+            target.indexes.insert(to.clone(), definition);
+            undo.push(Undo::IndexRenamed(store, from, to));
         }
         "createIndex" => {
             let (store, index): (String, String) = (arg(op, 1)?, arg(op, 2)?);
@@ -327,6 +355,18 @@ fn revert(db: &mut Database, undo: Vec<Undo>) {
             }
             Undo::StoreDeleted(name, store) => {
                 db.stores.insert(name, store);
+            }
+            Undo::StoreRenamed(from, to) => {
+                if let Some(store) = db.stores.remove(&to) {
+                    db.stores.insert(from, store);
+                }
+            }
+            Undo::IndexRenamed(store, from, to) => {
+                if let Some(store) = db.stores.get_mut(&store)
+                    && let Some(definition) = store.indexes.remove(&to)
+                {
+                    store.indexes.insert(from, definition);
+                }
             }
             Undo::IndexCreated(store, index) => {
                 if let Some(store) = db.stores.get_mut(&store) {

@@ -17,7 +17,7 @@
 (function (native, internals) {
   'use strict';
   const g = globalThis;
-  const { Event, EventTarget, Node, invoke, reportError, hidden, addTaskSource } = internals;
+  const { Event, EventTarget, Node, invoke, reportError, hidden, addTaskSource, queueTask } = internals;
   const DOMException = g.DOMException;
   const domError = (name, message) => new DOMException(message, name);
   const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
@@ -356,6 +356,8 @@
       this.version = version;
       this.stores = new Map();
       this.connections = new Set();
+      // Opens and deletes waiting for other connections to close ("blocked").
+      this.blocked = [];
     }
   }
   class StoreState {
@@ -805,6 +807,7 @@
     close() {
       this._closePending = true;
       this._state.connections.delete(this);
+      unblock(this._state);
     }
   }
 
@@ -857,6 +860,23 @@
   class IDBObjectStore {
     constructor(tx, store) { internal(this, { _tx: tx, _store: store, _indexes: new Map() }); }
     get name() { return this._store.name; }
+    // Renaming is for version change transactions, as creating is.
+    set name(value) {
+      const tx = this._tx;
+      const store = this._store;
+      if (tx._mode !== 'versionchange' || store.deleted) throw domError('InvalidStateError', 'Object stores are renamed in a version change transaction');
+      checkActive(tx);
+      const to = String(value);
+      const from = store.name;
+      if (to === from) return;
+      const stores = tx._db._state.stores;
+      if (stores.has(to)) throw domError('ConstraintError', `An object store named "${to}" already exists`);
+      stores.delete(from);
+      stores.set(to, store);
+      store.name = to;
+      tx._undo.push(() => { stores.delete(to); stores.set(from, store); store.name = from; });
+      tx._ops.push(['renameStore', from, to]);
+    }
     get keyPath() { const kp = this._store.keyPath; return Array.isArray(kp) ? kp.slice() : kp; }
     get autoIncrement() { return this._store.autoIncrement; }
     get indexNames() { return stringList([...this._store.indexes.keys()]); }
@@ -1044,6 +1064,27 @@
   class IDBIndex {
     constructor(objectStore, index) { internal(this, { _os: objectStore, _index: index }); }
     get name() { return this._index.name; }
+    set name(value) {
+      const tx = this._os._tx;
+      const store = this._os._store;
+      const index = this._index;
+      if (tx._mode !== 'versionchange' || store.deleted || index.deleted) throw domError('InvalidStateError', 'Indexes are renamed in a version change transaction');
+      checkActive(tx);
+      const to = String(value);
+      const from = index.name;
+      if (to === from) return;
+      if (store.indexes.has(to)) throw domError('ConstraintError', `An index named "${to}" already exists`);
+      // The working copy keeps each record's index keys by index name.
+      const move = (a, b) => {
+        store.indexes.delete(a);
+        store.indexes.set(b, index);
+        index.name = b;
+        for (const rec of store.records.values()) if (a in rec.ix) { rec.ix[b] = rec.ix[a]; delete rec.ix[a]; }
+      };
+      move(from, to);
+      tx._undo.push(() => move(to, from));
+      tx._ops.push(['renameIndex', store.name, from, to]);
+    }
     get objectStore() { return this._os; }
     get keyPath() { const kp = this._index.keyPath; return Array.isArray(kp) ? kp.slice() : kp; }
     get unique() { return this._index.unique; }
@@ -1273,12 +1314,15 @@
       fire(req, new Event('success'), [req]);
       return;
     }
-    // Other connections are told; they are not waited for ("blocked" is not
-    // implemented), but nothing of theirs is running (see `busy`).
-    for (const other of [...state.connections]) {
-      if (other !== db && !other._closePending) {
-        fire(other, new IDBVersionChangeEvent('versionchange', { oldVersion, newVersion: version }), [other]);
-      }
+    // Other connections are told; the upgrade waits for them to close, and
+    // the request hears `blocked` while any stays open.
+    whenOthersClose(state, db, req, oldVersion, version, () => upgrade(req, db, state, created, name, oldVersion, version));
+  };
+  const upgrade = (req, db, state, created, name, oldVersion, version) => {
+    if (db._closePending) {
+      state.connections.delete(db);
+      failRequest(req, domError('AbortError', 'The connection was closed before the upgrade'));
+      return;
     }
     const tx = new IDBTransaction(db, [], 'versionchange');
     tx._started = true;
@@ -1310,18 +1354,35 @@
     let state;
     try { state = loadState(name); } catch (e) { failRequest(req, e); return; }
     const oldVersion = state ? state.version : 0;
-    if (state) {
-      for (const c of [...state.connections]) {
-        if (!c._closePending) fire(c, new IDBVersionChangeEvent('versionchange', { oldVersion, newVersion: null }), [c]);
-      }
-      // Connections left open are closed rather than waited for.
-      for (const c of state.connections) c._closePending = true;
-      state.connections.clear();
-      cache.delete(name);
+    const remove = () => {
+      if (state) cache.delete(name);
+      try { native.idbDelete(name); } catch (e) { failRequest(req, e); return; }
+      req._done(undefined, null);
+      fire(req, new IDBVersionChangeEvent('success', { oldVersion, newVersion: null }), [req]);
+    };
+    if (state) whenOthersClose(state, null, req, oldVersion, null, remove);
+    else remove();
+  };
+  // Tell the connections of `state` other than `self` that the version
+  // changes; once none of them is open, `proceed`. Until then the request
+  // hears `blocked` and waits, as in browsers (a connection that never
+  // closes keeps it waiting).
+  const whenOthersClose = (state, self, req, oldVersion, newVersion, proceed) => {
+    const open = () => [...state.connections].filter((c) => c !== self && !c._closePending);
+    for (const other of open()) fire(other, new IDBVersionChangeEvent('versionchange', { oldVersion, newVersion }), [other]);
+    if (!open().length) { proceed(); return; }
+    // Waiting before `blocked` fires: a listener may close the last one.
+    state.blocked.push({ ready: () => !open().length, proceed });
+    fire(req, new IDBVersionChangeEvent('blocked', { oldVersion, newVersion }), [req]);
+  };
+  // A connection closed: run the opens and deletes it was blocking, each in
+  // a task of its own.
+  const unblock = (state) => {
+    const waiting = state.blocked;
+    state.blocked = [];
+    for (const w of waiting) {
+      if (w.ready()) queueTask(w.proceed); else state.blocked.push(w);
     }
-    try { native.idbDelete(name); } catch (e) { failRequest(req, e); return; }
-    req._done(undefined, null);
-    fire(req, new IDBVersionChangeEvent('success', { oldVersion, newVersion: null }), [req]);
   };
   const toVersion = (version) => {
     const n = Number(version);
