@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use axum::response::Html;
 use axum::routing::get;
-use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
-use fleet_worker::net::{Fetcher, NetPolicy};
+use fleet_worker::host::{Source, Viewport};
 use serde_json::{Value, json};
 
 use crate::harness::{Client, Fleet, call, first};
@@ -422,13 +421,24 @@ async fn waits_run_the_page_clock_until_an_element_or_text_appears() {
     assert_eq!(r["ok"], true, "{r:#}");
     let text = r["response"]["page"]["text"].as_str().unwrap();
     assert!(text.contains("Report ready: 42 boats"), "{text}");
-    let elapsed = eval(&client, &id, "Date.now() - started").await.as_f64().unwrap();
-    assert!((3000.0..3900.0).contains(&elapsed), "page time passed: {elapsed}");
+    let elapsed = eval(&client, &id, "Date.now() - started")
+        .await
+        .as_f64()
+        .unwrap();
+    assert!(
+        (3000.0..3900.0).contains(&elapsed),
+        "page time passed: {elapsed}"
+    );
 
     // An element in the document but not displayed is not there yet.
     let r = wait(&client, &id, json!({"selector": "#panel", "timeMs": 5000})).await;
     assert_eq!(r["ok"], true, "{r:#}");
-    assert!(r["response"]["page"]["text"].as_str().unwrap().contains("Panel ready"));
+    assert!(
+        r["response"]["page"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Panel ready")
+    );
     assert_eq!(r["response"]["page"]["settle"], "settled", "{r:#}");
 
     // Text, and time alone.
@@ -438,22 +448,38 @@ async fn waits_run_the_page_clock_until_an_element_or_text_appears() {
     let r = wait(&client, &id, json!({"timeMs": 5000})).await;
     assert_eq!(r["ok"], true, "{r:#}");
     let after = eval(&client, &id, "Date.now()").await.as_f64().unwrap();
-    assert!(after - before >= 5000.0, "the clock moved {} ms", after - before);
+    assert!(
+        after - before >= 5000.0,
+        "the clock moved {} ms",
+        after - before
+    );
 
     // What never comes is a TIMEOUT naming it; a bad selector names itself.
     let r = wait(&client, &id, json!({"selector": "#never", "timeMs": 2000})).await;
     assert_ne!(r["ok"], true, "{r:#}");
     assert_eq!(r["code"], "TIMEOUT", "{r:#}");
     assert!(
-        r["error"].as_str().unwrap().contains("an element matching \"#never\" did not appear within 2000 ms of page time"),
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("an element matching \"#never\" did not appear within 2000 ms of page time"),
         "{r:#}"
     );
     let r = wait(&client, &id, json!({"selector": "div[["})).await;
     assert_eq!(r["code"], "INVALID_ARGUMENT", "{r:#}");
-    assert!(r["error"].as_str().unwrap().contains("the selector \"div[[\" is not valid CSS"), "{r:#}");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("the selector \"div[[\" is not valid CSS"),
+        "{r:#}"
+    );
     for (fields, needle) in [
         (json!({}), "a selector, a text or a timeMs"),
-        (json!({"timeMs": 60001}), "timeMs must be 1 to 60000; got 60001"),
+        (
+            json!({"timeMs": 60001}),
+            "timeMs must be 1 to 60000; got 60001",
+        ),
         (json!({"timeMs": 0}), "timeMs must be 1 to 60000; got 0"),
     ] {
         let r = wait(&client, &id, fields.clone()).await;
@@ -495,15 +521,7 @@ fn dark_pixels(frame: &image::RgbImage, [x, y, w, h]: [f64; 4]) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_select_paints_its_selected_option_as_wide_as_its_widest() -> anyhow::Result<()> {
-    let host = EngineHost::new(
-        HostConfig {
-            capacity: 2,
-            memory_cap: 512 << 20,
-            cache_dir: crate::harness::cache_dir(),
-            perf_map: false,
-        },
-        Fetcher::new(NetPolicy::default(), 8 << 20)?,
-    )?;
+    let host = crate::harness::engine_host(2, &[])?;
     let mut tab = host
         .new_tab(Viewport {
             width: 600,

@@ -7,8 +7,7 @@
 
 use std::time::Duration;
 
-use fleet_worker::host::{EngineHost, HostConfig, Source, StatePart, Tab, Viewport};
-use fleet_worker::net::{Fetcher, NetPolicy};
+use fleet_worker::host::{Source, StatePart, Tab, Viewport};
 
 const BUDGET: Duration = Duration::from_secs(20);
 
@@ -99,21 +98,7 @@ fn part<'a>(parts: &'a [StatePart], name: &str) -> Option<&'a StatePart> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore()
 -> anyhow::Result<()> {
-    let cache = crate::harness::cache_dir();
-    let host = EngineHost::new(
-        HostConfig {
-            capacity: 8,
-            memory_cap: 512 << 20,
-            cache_dir: cache,
-            perf_map: false,
-        },
-        Fetcher::new(
-            NetPolicy {
-                allow_private: vec![],
-            },
-            8 << 20,
-        )?,
-    )?;
+    let host = crate::harness::engine_host(8, &[])?;
     let viewport = Viewport {
         width: 800,
         height: 600,

@@ -33,6 +33,30 @@ pub fn cache_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-test-engine-cache"))
 }
 
+/// An engine host in this test process (no fleet), `capacity` tabs with the
+/// workers' memory cap; `allow_private` lists the ranges pages may reach
+/// (loopback fixtures need `127.0.0.0/8`).
+pub fn engine_host(
+    capacity: u32,
+    allow_private: &[&str],
+) -> anyhow::Result<fleet_worker::host::EngineHost> {
+    let policy = fleet_worker::net::NetPolicy {
+        allow_private: allow_private
+            .iter()
+            .map(|r| r.parse())
+            .collect::<Result<_, _>>()?,
+    };
+    fleet_worker::host::EngineHost::new(
+        fleet_worker::host::HostConfig {
+            capacity,
+            memory_cap: 512 << 20,
+            cache_dir: cache_dir(),
+            perf_map: false,
+        },
+        fleet_worker::net::Fetcher::new(policy, 8 << 20)?,
+    )
+}
+
 /// A free loopback port (bound, read, released).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
-use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
-use fleet_worker::net::{Fetcher, NetPolicy};
+use fleet_worker::host::{Source, Viewport};
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::engine_state::pixel;
@@ -115,20 +114,7 @@ fn near(a: [u8; 3], b: [u8; 3]) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn images_in_every_format_are_decoded_and_painted() -> anyhow::Result<()> {
     let site = serve().await;
-    let host = EngineHost::new(
-        HostConfig {
-            capacity: 2,
-            memory_cap: 512 << 20,
-            cache_dir: crate::harness::cache_dir(),
-            perf_map: false,
-        },
-        Fetcher::new(
-            NetPolicy {
-                allow_private: vec!["127.0.0.0/8".parse()?],
-            },
-            8 << 20,
-        )?,
-    )?;
+    let host = crate::harness::engine_host(2, &["127.0.0.0/8"])?;
     let mut tab = host
         .new_tab(Viewport {
             width: 500,

@@ -24,7 +24,7 @@ const SKIPPED: &[&str] = &[
 ];
 
 /// Block-level elements, for elements that have no computed style.
-const BLOCK_TAGS: &[&str] = &[
+pub(crate) const BLOCK_TAGS: &[&str] = &[
     "address",
     "article",
     "aside",
@@ -249,6 +249,18 @@ fn select_text(doc: &BaseDocument, select: &Node, w: &mut TextWriter) {
             _ => {}
         }
     }
+}
+
+/// Whether `ancestor` is `node` or one of its ancestors.
+pub(crate) fn is_inclusive_ancestor(doc: &BaseDocument, ancestor: NodeId, node: NodeId) -> bool {
+    let mut current = Some(node);
+    while let Some(id) = current {
+        if id == ancestor {
+            return true;
+        }
+        current = doc.get_node(id).and_then(|n| n.parent);
+    }
+    false
 }
 
 /// Collapse runs of white space to one space and trim (for titles, link texts).

@@ -114,36 +114,6 @@ const CHROME_ROLES: &[&str] = &[
 ];
 /// Elements whose text makes a paragraph.
 const PARAGRAPH_TAGS: &[&str] = &["p", "pre", "td", "blockquote", "li", "dd"];
-/// Elements that make a `div` a container rather than a paragraph.
-const BLOCK_TAGS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "div",
-    "dl",
-    "fieldset",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hr",
-    "main",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "table",
-    "ul",
-];
-
 /// Whether an element's own text makes a paragraph: a paragraph-like tag, or
 /// a `div` with no block inside (pages built of plain `div`s).
 fn is_paragraph(doc: &BaseDocument, node: &Node, tag: &str) -> bool {
@@ -152,7 +122,7 @@ fn is_paragraph(doc: &BaseDocument, node: &Node, tag: &str) -> bool {
             && !node.children.iter().any(|c| {
                 doc.get_node(*c)
                     .and_then(|c| c.element_data())
-                    .is_some_and(|el| BLOCK_TAGS.contains(&&*el.name.local))
+                    .is_some_and(|el| inspect::BLOCK_TAGS.contains(&&*el.name.local))
             }))
 }
 
@@ -550,7 +520,9 @@ pub(crate) fn extract(doc: &BaseDocument, cap: usize) -> Readable {
             .filter(|(id, counts)| {
                 counts.text >= MIN_EXCERPT_PARAGRAPH_CHARS
                     && counts.link_density() < 0.25
-                    && roots.iter().any(|r| is_inclusive_ancestor(doc, *r, *id))
+                    && roots
+                        .iter()
+                        .any(|r| inspect::is_inclusive_ancestor(doc, *r, *id))
             })
             .find_map(|(id, _)| doc.get_node(*id).and_then(text_of))
     })
@@ -565,15 +537,4 @@ pub(crate) fn extract(doc: &BaseDocument, cap: usize) -> Readable {
         excerpt,
         content,
     }
-}
-
-fn is_inclusive_ancestor(doc: &BaseDocument, ancestor: NodeId, id: NodeId) -> bool {
-    let mut current = Some(id);
-    while let Some(c) = current {
-        if c == ancestor {
-            return true;
-        }
-        current = doc.get_node(c).and_then(|n| n.parent);
-    }
-    false
 }

@@ -200,18 +200,6 @@ fn set_text_content(doc: &mut BaseDocument, id: NodeId, text: &str) {
     }
 }
 
-/// Whether `ancestor` is `node` or one of its ancestors.
-fn is_inclusive_ancestor(doc: &BaseDocument, ancestor: NodeId, node: NodeId) -> bool {
-    let mut current = Some(node);
-    while let Some(id) = current {
-        if id == ancestor {
-            return true;
-        }
-        current = doc.get_node(id).and_then(|n| n.parent);
-    }
-    false
-}
-
 /// Build the object of native functions the prelude receives.
 pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
     let native = Object::new(ctx.clone())?;
@@ -493,7 +481,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
             let (Some(parent), Some(child)) = (live(doc, parent), live(doc, child)) else {
                 return Err(not_found(&ctx));
             };
-            if is_inclusive_ancestor(doc, child, parent)
+            if inspect::is_inclusive_ancestor(doc, child, parent)
                 || matches!(
                     doc.get_node(child).map(|n| &n.data),
                     Some(NodeData::Document(_))
