@@ -106,6 +106,17 @@ async fn site() -> String {
         .route("/debounce", get(|| async { Html(DEBOUNCE) }))
         .route("/article", get(|| async { Html(ARTICLE) }))
         .route("/slow", get(|| async { Html(SLOW) }))
+        .route(
+            "/framed",
+            get(|| async {
+                Html(
+                    r#"<!doctype html><title>Framed</title><h1>The quay webcam page</h1>
+<iframe srcdoc="<title>Notice</title><p>Inside the frame: the quay is closed today</p><a href='https://example.com/quay'>Quay notices</a>" width=400 height=120></iframe>
+<iframe src="/article" width=600 height=300></iframe>
+<iframe style="display:none" srcdoc="<p>Never shown</p>"></iframe>"#,
+                )
+            }),
+        )
         .route("/soup", get(|| async { Html(DIV_SOUP) }))
         .route(
             "/links",
@@ -485,6 +496,42 @@ async fn waits_run_the_page_clock_until_an_element_or_text_appears() {
         let r = wait(&client, &id, fields.clone()).await;
         assert!(r.to_string().contains(needle), "{fields}: {r:#}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn frames_are_read_as_their_own_documents() {
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("frames").await;
+    let base = site().await;
+    let (_, framed) = open(&client, &format!("{base}/framed")).await;
+    let page = &framed["response"]["page"];
+    // The page's own text is its own, as innerText has it.
+    let text = page["text"].as_str().unwrap();
+    assert_eq!(text, "The quay webcam page", "{page:#}");
+    let frames = page["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2, "the hidden frame is left out: {page:#}");
+    assert_eq!(frames[0]["title"], "Notice");
+    assert_eq!(
+        frames[0]["text"],
+        "Inside the frame: the quay is closed today\n\nQuay notices"
+    );
+    assert_eq!(
+        frames[0]["links"],
+        json!([{"text": "Quay notices", "href": "https://example.com/quay"}])
+    );
+    assert_eq!(frames[1]["url"], format!("{base}/article"));
+    assert_eq!(
+        frames[1]["title"],
+        "Harbour wall repaired | The Coast Gazette"
+    );
+    assert!(
+        frames[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("The storm in January"),
+        "{:#}",
+        frames[1]
+    );
 }
 
 const BUDGET: Duration = Duration::from_secs(20);

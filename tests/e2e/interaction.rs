@@ -753,7 +753,8 @@ async fn capabilities_name_checks_that_exist() {
         }
     }
     // Levels follow the checks: modules, once unsupported, are now covered
-    // by the corpus (against Chromium) with no gap known; frames are not.
+    // by the corpus (against Chromium) with no gap known; frames load as
+    // static documents (partial); shadow DOM is not there.
     let level = |name: &str| {
         caps.iter()
             .find(|c| c["name"] == name)
@@ -761,5 +762,6 @@ async fn capabilities_name_checks_that_exist() {
             .clone()
     };
     assert_eq!(level("scripts.modules"), "supported");
-    assert_eq!(level("frames"), "unsupported");
+    assert_eq!(level("frames"), "partial");
+    assert_eq!(level("dom.shadow-dom"), "unsupported");
 }

@@ -306,10 +306,10 @@ const FEATURES: &[Feature] = &[
     },
     Feature {
         name: "frames",
-        implemented: false,
-        gaps: "iframes are not loaded; contentWindow is null",
+        implemented: true,
+        gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames, but as static documents: their scripts do not run, and contentWindow/contentDocument are null",
         what: "",
-        checks: &[],
+        checks: &["frames_are_read_as_their_own_documents"],
     },
     Feature {
         name: "canvas-webgl-media",

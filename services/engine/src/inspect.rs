@@ -15,7 +15,7 @@ use style::values::computed::Display;
 use style::values::specified::box_::DisplayOutside;
 use url::Url;
 
-use crate::bindings::exports::fleet::engine::page::Link;
+use crate::bindings::exports::fleet::engine::page::{Frame, Link};
 
 /// Elements whose content is never rendered as text.
 const SKIPPED: &[&str] = &[
@@ -68,6 +68,9 @@ pub(crate) const BLOCK_TAGS: &[&str] = &[
 
 /// Most links an inspect returns (a link farm should not flood the agent).
 const MAX_LINKS: usize = 2_000;
+/// Most frames a summary lists, and characters of text per frame.
+const MAX_FRAMES: usize = 20;
+const MAX_FRAME_TEXT_CHARS: usize = 5_000;
 
 /// How white space in text nodes is handled (from CSS `white-space-collapse`).
 #[derive(Clone, Copy, PartialEq)]
@@ -485,4 +488,53 @@ fn first_img_alt(doc: &BaseDocument, node: &Node) -> Option<String> {
         }
     }
     None
+}
+
+/// The documents Blitz loaded for the `<iframe>`s of `doc` (and, after each,
+/// for its own frames), in document order, at most [`MAX_FRAMES`].
+pub(crate) fn frames(doc: &BaseDocument) -> Vec<Frame> {
+    let mut out = Vec::new();
+    collect_frames(doc, &mut out);
+    out
+}
+
+fn collect_frames(doc: &BaseDocument, out: &mut Vec<Frame>) {
+    let mut stack = vec![doc.root_node().id];
+    while let Some(id) = stack.pop() {
+        if out.len() >= MAX_FRAMES {
+            return;
+        }
+        let Some(node) = doc.get_node(id) else {
+            continue;
+        };
+        if let Some((el, tag)) = element(node) {
+            // An iframe is "skipped" for text (its own content is not the
+            // page's), so only its style and `hidden` say it is not shown.
+            let not_shown = if tag == "iframe" {
+                attr(node, "hidden").is_some()
+                    || node
+                        .primary_styles()
+                        .is_some_and(|s| s.clone_display().is_none())
+            } else {
+                is_hidden(node, tag)
+            };
+            if not_shown {
+                continue;
+            }
+            if let Some(sub) = el.sub_doc_data() {
+                let sub = sub.inner();
+                let url = sub.url().to_string();
+                let root = sub.root_node().id;
+                out.push(Frame {
+                    links: links(&sub, &url),
+                    title: title(&sub),
+                    text: inner_text(&sub, root, MAX_FRAME_TEXT_CHARS),
+                    url,
+                });
+                collect_frames(&sub, out);
+                continue;
+            }
+        }
+        stack.extend(node.children.iter().rev().copied());
+    }
 }

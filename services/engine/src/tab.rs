@@ -815,6 +815,7 @@ pub(crate) fn inspect() -> Summary {
         let root = doc.root_node().id;
         let links = inspect::links(doc, &url);
         let readable = readable::extract(doc, MAX_TEXT_CHARS);
+        let frames = inspect::frames(doc);
         Summary {
             url,
             title: inspect::title(doc),
@@ -826,6 +827,7 @@ pub(crate) fn inspect() -> Summary {
             dialogs,
             console,
             readable,
+            frames,
         }
     })
 }

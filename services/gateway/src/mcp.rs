@@ -623,7 +623,7 @@ fn page_json(p: &pb::Page) -> Value {
         "url": p.url,
         "title": p.title,
         "text": text,
-        "links": p.links.iter().map(|l| json!({"text": l.text, "href": l.href})).collect::<Vec<_>>(),
+        "links": links_json(&p.links),
         "settle": p.settle,
     });
     let Some(obj) = page.as_object_mut() else {
@@ -640,6 +640,22 @@ fn page_json(p: &pb::Page) -> Value {
                 .iter()
                 .map(|f| {
                     json!({"ref": f.r#ref, "kind": f.kind, "name": f.name, "label": f.label, "value": f.value, "checked": f.checked})
+                })
+                .collect(),
+        );
+    }
+    if !p.frames.is_empty() {
+        obj.insert(
+            "frames".into(),
+            p.frames
+                .iter()
+                .map(|f| {
+                    json!({
+                        "url": f.url,
+                        "title": f.title,
+                        "text": f.text,
+                        "links": links_json(&f.links),
+                    })
                 })
                 .collect(),
         );
@@ -663,6 +679,13 @@ fn page_json(p: &pb::Page) -> Value {
         );
     }
     page
+}
+
+fn links_json(links: &[pb::Link]) -> Vec<Value> {
+    links
+        .iter()
+        .map(|l| json!({"text": l.text, "href": l.href}))
+        .collect()
 }
 
 /// The page as a reader sees it: its headline, URL, a snippet (the page's

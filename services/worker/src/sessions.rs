@@ -16,8 +16,8 @@ use fleet_store::{Routing, SessionStore, StoreError};
 
 use crate::checkpoint::{self, Checkpoint};
 use crate::host::{
-    DialogPolicy, EngineHost, EvalError, Scroll, SelectOption, Settle, Source, Summary, Support,
-    Tab, TabError, Target, Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
+    DialogPolicy, EngineHost, EvalError, Link, Scroll, SelectOption, Settle, Source, Summary,
+    Support, Tab, TabError, Target, Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// Default and largest per-action time budgets (DESIGN §7).
@@ -125,19 +125,22 @@ fn store_failure(e: StoreError) -> Failure {
     }
 }
 
+fn links(links: Vec<Link>) -> Vec<pb::Link> {
+    links
+        .into_iter()
+        .map(|l| pb::Link {
+            text: l.text,
+            href: l.href,
+        })
+        .collect()
+}
+
 fn page(s: Summary) -> pb::Page {
     pb::Page {
         url: s.url,
         title: s.title,
         text: s.text,
-        links: s
-            .links
-            .into_iter()
-            .map(|l| pb::Link {
-                text: l.text,
-                href: l.href,
-            })
-            .collect(),
+        links: links(s.links),
         load_error: s.load_error,
         fields: s
             .fields
@@ -173,6 +176,16 @@ fn page(s: Summary) -> pb::Page {
             .map(|c| pb::ConsoleEntry {
                 level: c.level,
                 text: c.text,
+            })
+            .collect(),
+        frames: s
+            .frames
+            .into_iter()
+            .map(|f| pb::Frame {
+                url: f.url,
+                title: f.title,
+                text: f.text,
+                links: links(f.links),
             })
             .collect(),
         readable: Some(pb::Readable {
