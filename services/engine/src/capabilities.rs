@@ -29,7 +29,7 @@ const FEATURES: &[Feature] = &[
         name: "dom.traversal-and-mutation",
         implemented: true,
         gaps: "",
-        what: "querySelector[All], getElementById, getElementsBy*, children, closest, matches, createElement(NS), append/insertBefore/remove/replaceChildren, cloneNode, importNode/adoptNode, DocumentFragment, templates, innerHTML/outerHTML (html5ever), attributes, classList, dataset, TreeWalker, NodeIterator, Range, named access on window, interface objects for instanceof (SVGElement, NodeList, DOMRect, ...)",
+        what: "querySelector[All], getElementById, getElementsBy*, children, closest, matches, createElement(NS), append/insertBefore/remove/replaceChildren, cloneNode, importNode/adoptNode, DocumentFragment, templates, innerHTML/outerHTML (html5ever), attributes, classList, dataset, TreeWalker, NodeIterator, Range, named access on window by id, interface objects for instanceof (SVGElement, NodeList, DOMRect, ...)",
         checks: &["dom", "platform", "corpus_pages_match_chromium_goldens"],
     },
     Feature {

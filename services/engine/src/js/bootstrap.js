@@ -2855,18 +2855,16 @@
   defineHandlers(g);
   Object.defineProperty(g, 'origin', { get: () => location.origin, configurable: true });
   Object.defineProperty(g, 'isSecureContext', { get: () => location.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(location.hostname), configurable: true });
-  // Named access on the window, as browsers give it: an element's id (or
-  // the name of an embed, form, iframe, img or object) is a global of that
-  // name when no real global has it. The lookup sits in the window's
-  // prototype chain, behind every own property, so `q` finds <input id=q>
-  // but never hides a variable or a built-in.
-  const NAMED_TAGS = ['embed', 'form', 'iframe', 'img', 'object'];
+  // Named access on the window, as browsers give it: an element's id is a
+  // global of that name when no real global has it. The lookup sits in the
+  // window's prototype chain, behind every own property, so `q` finds
+  // <input id=q> but never hides a variable or a built-in. (Browsers also
+  // name forms, images and frames by their `name`; that lookup would walk the
+  // tree on every miss, such as each `typeof undefinedThing`, so it is left
+  // out: ids are a hash lookup.)
   const namedElement = (key) => {
     if (typeof key !== 'string' || key === '') return undefined;
-    const byId = document.getElementById(key);
-    if (byId) return byId;
-    const byName = document.querySelector(NAMED_TAGS.map((t) => `${t}[name="${cssEscape(key)}"]`).join(','));
-    return byName || undefined;
+    return document.getElementById(key) || undefined;
   };
   Object.setPrototypeOf(g, new Proxy(Window.prototype, {
     has: (target, key) => Reflect.has(target, key) || namedElement(key) !== undefined,
