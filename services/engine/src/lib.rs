@@ -28,6 +28,7 @@ mod navigation;
 mod net;
 mod readable;
 mod render;
+mod serialize;
 mod snapshot;
 mod storage;
 mod tab;

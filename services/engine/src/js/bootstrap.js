@@ -322,7 +322,7 @@
     if (node) return node;
     switch (native.nodeType(id)) {
       case 1: {
-        if (fragmentIds.has(id)) { node = new DocumentFragment(id); break; }
+        if (fragmentIds.has(id)) { node = make(DocumentFragment, id); break; }
         const tag = native.nodeName(id).toLowerCase();
         const def = customDefinitions.get(tag);
         if (def) return upgrade(id, def);
@@ -331,15 +331,15 @@
           : ns === MATHML_NS ? MathMLElement
           : ns && ns !== HTML_NAMESPACE ? Element
           : ELEMENT_CLASSES[tag] || (tag.includes('-') ? HTMLElement : HTMLUnknownElement);
-        node = new Cls(id);
+        node = make(Cls, id);
         // A form's controls are its named properties, and shadow its own
         // (`form.action` is a control named "action" if there is one).
         if (Cls === HTMLFormElement) node = formProxy(node);
         break;
       }
-      case 3: node = new Text(id); break;
-      case 8: node = new Comment(id); break;
-      case 9: node = new Document(id); break;
+      case 3: node = make(Text, id); break;
+      case 8: node = make(Comment, id); break;
+      case 9: node = make(Document, id); break;
       default: return null;
     }
     wrappers.set(id, node);
@@ -353,6 +353,10 @@
   const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
+  // The wrapper of an existing node: the constructors below take no id (a
+  // page calls `new Text('x')`), so the id to wrap is handed over here.
+  let creating;
+  const make = (Cls, id) => { creating = id; try { return new Cls(); } finally { creating = undefined; } };
   const idOf = (node) => {
     if (!(node instanceof Node)) throw new TypeError('parameter is not of type Node');
     return node[ID];
@@ -376,19 +380,28 @@
   const toText = (v) => (v === null || v === undefined ? '' : String(v));
 
   class Node extends EventTarget {
-    constructor(id) {
+    constructor(data) {
       super();
+      let id = creating;
+      creating = undefined;
       if (id === undefined) {
-        // A custom element's constructor chain reached here: an upgrade
+        // A page's `new`: a custom element's constructor chain (an upgrade
         // makes `super()` return the element being upgraded; `new
-        // MyElement()` makes a new element of the class's name.
+        // MyElement()` makes an element of the class's name), or the nodes
+        // that have constructors: Text, Comment, DocumentFragment.
         if (upgrading) { const el = upgrading; upgrading = null; return el; }
-        const def = definitionOf(new.target);
-        if (!def) throw new TypeError('Illegal constructor');
-        id = native.createElement(def.name);
+        const is = (Cls) => new.target === Cls || new.target.prototype instanceof Cls;
+        if (is(Text)) id = native.createTextNode(toText(data));
+        else if (is(Comment)) id = commentId(toText(data));
+        else if (is(DocumentFragment)) { id = native.createElement('fleet-fragment'); fragmentIds.add(id); }
+        else {
+          const def = definitionOf(new.target);
+          if (!def) throw new TypeError('Illegal constructor');
+          id = native.createElement(def.name);
+          upgraded.add(this);
+        }
         wrappers.set(id, this);
         unretained.push(id);
-        upgraded.add(this);
       }
       Object.defineProperty(this, ID, { value: id });
     }
@@ -482,12 +495,8 @@
     isSameNode(other) { return this === other; }
     getRootNode() { let n = this; while (n.parentNode) n = n.parentNode; return n; }
   }
-  // HTML's serialization, from Blitz's: void elements without a closing
-  // slash, and no-break spaces as `&nbsp;`.
+  // Void elements (no end tag), for document.write's balance check.
   const VOID = 'area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr';
-  const htmlSerialization = (html) => html
-    .replace(new RegExp(`<(${VOID})((?:\\s+[^\\s=>/]+(?:=(?:"[^"]*"|'[^']*'|[^\\s>]*))?)*)\\s*/>`, 'gi'), '<$1$2>')
-    .replace(/\u00a0/g, '&nbsp;');
   const toNode = (n) => (n instanceof Node ? n : document.createTextNode(toText(n)));
   const childNodeMixin = {
     remove() { const p = this.parentNode; if (p) p.removeChild(this); },
@@ -658,7 +667,7 @@
     }
     matches(selector) { return native.matches(this[ID], String(selector)); }
     closest(selector) { return wrap(native.closest(this[ID], String(selector))); }
-    get innerHTML() { return htmlSerialization(native.innerHTML(this[ID])); }
+    get innerHTML() { return native.innerHTML(this[ID]); }
     set innerHTML(html) {
       const removed = mutationObservers.length ? this.childNodes : null;
       const wasConnected = customDefinitions.size > 0 && this.isConnected;
@@ -669,7 +678,7 @@
       if (wasConnected) for (const c of this.children) connected(c);
       if (mutationObservers.length) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: this.childNodes });
     }
-    get outerHTML() { return htmlSerialization(native.outerHTML(this[ID])); }
+    get outerHTML() { return native.outerHTML(this[ID]); }
     set outerHTML(html) {
       const parent = this.parentNode;
       if (!parent) return;
@@ -1643,7 +1652,7 @@
     get nodeType() { return 11; }
     get nodeName() { return '#document-fragment'; }
     get parentNode() { return null; }
-    get innerHTML() { return htmlSerialization(native.innerHTML(this[ID])); }
+    get innerHTML() { return native.innerHTML(this[ID]); }
     set innerHTML(html) { retainWrapped(); native.setInnerHTML(this[ID], toText(html)); }
     getElementById(id) { return this.querySelector('#' + cssEscape(id)); }
   }
@@ -1777,6 +1786,14 @@
     set() { throw new DOMException('The computed style is read-only', 'NoModificationAllowedError'); },
   });
 
+  // A new comment node (Blitz makes comments only by parsing), detached.
+  const commentId = (text) => {
+    const holder = native.createElement('div');
+    native.setInnerHTML(holder, `<!--${text.replace(/--!?>/g, '')}-->`);
+    const [id] = native.childNodes(holder);
+    native.removeChild(holder, id);
+    return id;
+  };
   const HTML_NS = 'http://www.w3.org/1999/xhtml';
   class DocumentType {
     constructor(name, publicId = '', systemId = '') { Object.assign(this, { name, publicId, systemId }); }
@@ -1832,7 +1849,7 @@
       return wrap(native.createElementNS(namespace, String(tag)));
     }
     createTextNode(text) { return wrap(native.createTextNode(toText(text))); }
-    createComment(text) { const holder = this.createElement('div'); holder.innerHTML = `<!--${toText(text).replace(/-->/g, '')}-->`; const c = holder.firstChild; c.remove(); return c; }
+    createComment(text) { return wrap(commentId(toText(text))); }
     createDocumentFragment() {
       const id = native.createElement('fleet-fragment');
       fragmentIds.add(id);
@@ -1900,13 +1917,16 @@
     if (el) Object.setPrototypeOf(el, def.cls.prototype);
     else { el = Object.create(def.cls.prototype); Object.defineProperty(el, ID, { value: id }); wrappers.set(id, el); unretained.push(id); }
     upgraded.add(el);
+    // A constructor may make (and so upgrade) other custom elements before
+    // its `super()`: each upgrade puts back the one around it.
+    const outer = upgrading;
     upgrading = el;
     try {
       if (new def.cls() !== el) throw new TypeError(`the constructor of <${def.name}> did not return the element it upgraded`);
     } catch (e) {
       reportError(e);
     } finally {
-      upgrading = null;
+      upgrading = outer;
     }
     for (const name of def.observed) {
       const value = el.getAttribute(name);
@@ -2251,7 +2271,8 @@
   // element of their own. Scripts in it never run.
   class InertDocument extends Node {
     constructor(html, contentType = 'text/html') {
-      super(html[ID]);
+      creating = html[ID];
+      super();
       hidden(this, '_html', html);
       hidden(this, '_type', contentType);
     }
@@ -2612,6 +2633,28 @@
     return id;
   };
   const clearTimer = (id) => { timers.delete(id); };
+  // Animation frames: the callbacks asked for before a frame all run in it,
+  // in order, with the frame's one time stamp; those they ask for wait for
+  // the next frame (16 ms later).
+  let frameCallbacks = new Map();
+  let frameSeq = 0;
+  let frameTimer = 0;
+  const runFrame = () => {
+    const callbacks = frameCallbacks;
+    frameCallbacks = new Map();
+    frameTimer = 0;
+    const now = elapsed();
+    for (const fn of callbacks.values()) {
+      try { fn(now); } catch (e) { reportError(e); }
+    }
+  };
+  const requestAnimationFrame = (fn) => {
+    if (typeof fn !== 'function') throw new TypeError("Failed to execute 'requestAnimationFrame' on 'Window': The callback provided as parameter 1 is not a function.");
+    const id = ++frameSeq;
+    frameCallbacks.set(id, fn);
+    if (!frameTimer) frameTimer = addTimer(runFrame, 16, [], false);
+    return id;
+  };
   // Other task sources (IndexedDB): `runTask()` runs one due task and says
   // whether it did; `endTask()` is called when a task and its microtasks end.
   const taskSources = [{
@@ -2798,8 +2841,8 @@
     setTimeout: (fn, ms, ...args) => addTimer(fn, ms, args, false),
     setInterval: (fn, ms, ...args) => addTimer(fn, ms, args, true),
     clearTimeout: clearTimer, clearInterval: clearTimer,
-    requestAnimationFrame: (fn) => addTimer(() => fn(elapsed()), 16, [], false),
-    cancelAnimationFrame: clearTimer,
+    requestAnimationFrame,
+    cancelAnimationFrame: (id) => { frameCallbacks.delete(id); },
     requestIdleCallback: (fn) => addTimer(() => fn({ didTimeout: false, timeRemaining: () => 50 }), 1, [], false),
     cancelIdleCallback: clearTimer,
     devicePixelRatio: 1,

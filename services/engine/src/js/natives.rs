@@ -19,7 +19,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Result};
 use url::Url;
 
 use crate::tab::{MAX_TEXT_CHARS, Tab};
-use crate::{indexeddb, inspect, storage, tab};
+use crate::{indexeddb, inspect, serialize, storage, tab};
 
 /// `innerText` of one element is read in full by scripts, up to this cap.
 const MAX_INNER_TEXT_CHARS: usize = 50 * MAX_TEXT_CHARS;
@@ -438,26 +438,10 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         })
     });
     def!("innerHTML", |ctx: Ctx<'js>, id: f64| -> Result<String> {
-        with_doc(&ctx, |doc| {
-            let Some(node) = doc.get_node(to_id(id)) else {
-                return Ok(String::new());
-            };
-            let mut html = String::new();
-            for child in node.children.iter() {
-                if let Some(child) = doc.get_node(*child) {
-                    child.write_outer_html(&mut html);
-                }
-            }
-            Ok(html)
-        })
+        with_doc(&ctx, |doc| Ok(serialize::inner_html(doc, to_id(id))))
     });
     def!("outerHTML", |ctx: Ctx<'js>, id: f64| -> Result<String> {
-        with_doc(&ctx, |doc| {
-            Ok(doc
-                .get_node(to_id(id))
-                .map(|n| n.outer_html())
-                .unwrap_or_default())
-        })
+        with_doc(&ctx, |doc| Ok(serialize::outer_html(doc, to_id(id))))
     });
     def!("setInnerHTML", |ctx: Ctx<'js>,
                           id: f64,
