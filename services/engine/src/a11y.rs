@@ -18,7 +18,7 @@ use blitz_dom::{BaseDocument, NodeId};
 use style::computed_values::visibility::T as Visibility;
 
 use crate::bindings::exports::fleet::engine::page::{AccessibilityTree, Field};
-use crate::inspect::{attr, collapse_whitespace};
+use crate::inspect::{attr, collapse_whitespace, is_inclusive_ancestor};
 
 /// Fields listed in a summary, at most.
 const MAX_FIELDS: usize = 200;
@@ -41,19 +41,7 @@ pub(crate) fn resolve_reference(doc: &BaseDocument, reference: &str) -> Option<N
     let raw: u64 = reference.trim().strip_prefix('e')?.parse().ok()?;
     let id = NodeId::from_u64(raw);
     let node = doc.get_node(id)?;
-    (node.is_element() && is_connected(doc, id)).then_some(id)
-}
-
-fn is_connected(doc: &BaseDocument, id: NodeId) -> bool {
-    let root = doc.root_node().id;
-    let mut current = Some(id);
-    while let Some(id) = current {
-        if id == root {
-            return true;
-        }
-        current = doc.get_node(id).and_then(|n| n.parent);
-    }
-    false
+    (node.is_element() && is_inclusive_ancestor(doc, doc.root_node().id, id)).then_some(id)
 }
 
 fn tag(node: &Node) -> &str {
