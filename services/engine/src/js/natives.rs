@@ -428,8 +428,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
     });
     def!("innerText", |ctx: Ctx<'js>, id: f64| -> Result<String> {
         with_tab(&ctx, |tab| {
-            // innerText depends on computed style, so style must be current.
-            tab.resolve();
+            // innerText depends on computed style (not on layout), so style
+            // must be current.
+            tab.resolve_style();
             let doc = tab.document();
             Ok(match live(doc, id) {
                 Some(id) => inspect::inner_text(doc, id, MAX_INNER_TEXT_CHARS),

@@ -330,7 +330,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                            name: String|
      -> Result<Option<String>> {
         with_tab(&ctx, |tab| {
-            tab.resolve();
+            tab.resolve_style();
             let doc = tab.document();
             let Some(node) = live(doc, id).and_then(|id| doc.get_node(id)) else {
                 return Ok(None);
