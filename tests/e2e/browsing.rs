@@ -12,7 +12,7 @@ use axum::routing::get;
 use fleet_worker::host::{Source, Viewport};
 use serde_json::{Value, json};
 
-use crate::harness::{Client, Fleet, call, first};
+use crate::harness::{Client, Fleet, act, eval, open};
 
 const EDITOR: &str = r#"<!doctype html><title>editor</title>
 <input id=name value="world">
@@ -132,31 +132,16 @@ async fn site() -> String {
     format!("http://{addr}")
 }
 
-/// Opens a tab at `url`; returns the session ID and the navigate response.
-async fn open(client: &Client, url: &str) -> (String, Value) {
-    let (out, _) = call(client, "servo_navigate", json!({"actions": [{"url": url}]})).await;
-    let r = first(&out).clone();
-    assert_eq!(r["ok"], true, "{out:#}");
-    (r["sessionID"].as_str().unwrap().to_owned(), r)
-}
-
 /// One action of `tool` on session `id`, which must succeed; its response.
-async fn act(client: &Client, tool: &str, id: &str, fields: Value) -> Value {
-    let mut action = fields;
-    action["sessionID"] = json!(id);
-    let (out, _) = call(client, tool, json!({"actions": [action]})).await;
-    let r = first(&out).clone();
-    assert_eq!(r["ok"], true, "{tool} {action}: {out:#}");
+async fn act_ok(client: &Client, tool: &str, id: &str, fields: Value) -> Value {
+    let r = act(client, tool, id, fields.clone()).await;
+    assert_eq!(r["ok"], true, "{tool} {fields}: {r:#}");
     r
-}
-
-async fn eval(client: &Client, id: &str, script: &str) -> Value {
-    act(client, "servo_evaluate", id, json!({"script": script})).await["response"]["value"].clone()
 }
 
 async fn press(client: &Client, id: &str, keys: &[&str]) {
     for key in keys {
-        act(client, "servo_press_key", id, json!({"key": key})).await;
+        act_ok(client, "servo_press_key", id, json!({"key": key})).await;
     }
 }
 
@@ -181,9 +166,9 @@ async fn typing_edits_at_the_caret_like_a_user() {
 
     // A click leaves the caret at the end; Home moves it to the start, where
     // typing goes in.
-    act(&client, "servo_click", &id, json!({"selector": "#name"})).await;
+    act_ok(&client, "servo_click", &id, json!({"selector": "#name"})).await;
     press(&client, &id, &["Home"]).await;
-    act(&client, "servo_type", &id, json!({"text": "hello "})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "hello "})).await;
     assert_eq!(
         field(&client, &id, "#name").await,
         json!(["hello world", 6, 6])
@@ -196,7 +181,7 @@ async fn typing_edits_at_the_caret_like_a_user() {
         field(&client, &id, "#name").await,
         json!(["hello world", 6, 11])
     );
-    act(&client, "servo_type", &id, json!({"text": "there"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "there"})).await;
     assert_eq!(
         field(&client, &id, "#name").await,
         json!(["hello there", 11, 11])
@@ -218,11 +203,11 @@ async fn typing_edits_at_the_caret_like_a_user() {
     assert_eq!(field(&client, &id, "#name").await, json!(["", 0, 0]));
 
     // Control+A selects everything; typing replaces it. `clear` does the same.
-    act(&client, "servo_type", &id, json!({"text": "draft"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "draft"})).await;
     press(&client, &id, &["Control+a"]).await;
-    act(&client, "servo_type", &id, json!({"text": "x"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "x"})).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["x", 1, 1]));
-    act(
+    act_ok(
         &client,
         "servo_type",
         &id,
@@ -238,36 +223,36 @@ async fn typing_edits_at_the_caret_like_a_user() {
         "document.querySelector('#name').setSelectionRange(1, 3)",
     )
     .await;
-    act(&client, "servo_type", &id, json!({"text": "-"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "-"})).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["f-sh", 2, 2]));
 
     // In a textarea the arrows move between lines, keeping the column where
     // the line is long enough, and Home and End work on the line.
-    act(&client, "servo_click", &id, json!({"selector": "#notes"})).await;
+    act_ok(&client, "servo_click", &id, json!({"selector": "#notes"})).await;
     press(&client, &id, &["Control+Home", "ArrowDown"]).await;
     assert_eq!(
         field(&client, &id, "#notes").await,
         json!(["line one\nline two", 9, 9])
     );
     press(&client, &id, &["End"]).await;
-    act(&client, "servo_type", &id, json!({"text": "!"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "!"})).await;
     press(&client, &id, &["ArrowUp"]).await;
-    act(&client, "servo_type", &id, json!({"text": ","})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": ","})).await;
     assert_eq!(
         field(&client, &id, "#notes").await,
         json!(["line one,\nline two!", 9, 9])
     );
 
     // maxlength stops typing at the limit wherever the caret is.
-    act(&client, "servo_click", &id, json!({"selector": "#code"})).await;
+    act_ok(&client, "servo_click", &id, json!({"selector": "#code"})).await;
     press(&client, &id, &["Home"]).await;
-    act(&client, "servo_type", &id, json!({"text": "xyz"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "xyz"})).await;
     assert_eq!(field(&client, &id, "#code").await, json!(["xyabcd", 2, 2]));
 
     // Tabbing into a text field selects its value, so typing replaces it.
     press(&client, &id, &["Shift+Tab", "Shift+Tab"]).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["f-sh", 0, 4]));
-    act(&client, "servo_type", &id, json!({"text": "A"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": "A"})).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["A", 1, 1]));
 
     let types = eval(&client, &id, "[...new Set(inputTypes)].sort()").await;
@@ -294,7 +279,7 @@ async fn timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock() {
 
     // Typing starts the debounce timer; the action runs it before it ends,
     // and the page's clocks agree that 300 ms went by.
-    let r = act(
+    let r = act_ok(
         &client,
         "servo_type",
         &id,
@@ -325,7 +310,7 @@ async fn timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock() {
     );
 
     // A later action starts another; it runs too.
-    act(&client, "servo_type", &id, json!({"text": " and terns"})).await;
+    act_ok(&client, "servo_type", &id, json!({"text": " and terns"})).await;
     assert_eq!(
         eval(&client, &id, "searches.map((s) => s.value)").await,
         json!(["gulls", "gulls and terns"])
@@ -407,14 +392,7 @@ async fn navigate_results_carry_the_main_content_without_the_page_chrome() {
 
 /// One servo_wait on session `id`; its response entry, failed or not.
 async fn wait(client: &Client, id: &str, fields: Value) -> Value {
-    let mut action = fields;
-    action["sessionID"] = json!(id);
-    let (out, _) = call(client, "servo_wait", json!({"actions": [action]})).await;
-    if out.get("responses").is_some() {
-        first(&out).clone()
-    } else {
-        out
-    }
+    act(client, "servo_wait", id, fields).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -529,6 +529,35 @@ pub async fn open_tabs(client: &Client, titles: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// Opens a tab at `url`, which must load; returns its session ID and the
+/// navigate response entry.
+pub async fn open(client: &Client, url: &str) -> (String, Value) {
+    let (out, _) = call(client, "servo_navigate", json!({"actions": [{"url": url}]})).await;
+    let r = first(&out).clone();
+    assert_eq!(r["ok"], true, "{out:#}");
+    (r["sessionID"].as_str().unwrap().to_owned(), r)
+}
+
+/// One action of `tool` on session `id`; returns its response entry, or the
+/// call's error when the gateway refused the call as a whole.
+pub async fn act(client: &Client, tool: &str, id: &str, fields: Value) -> Value {
+    let mut action = fields;
+    action["sessionID"] = json!(id);
+    let (out, _) = call(client, tool, json!({"actions": [action]})).await;
+    if out.get("responses").is_some() {
+        first(&out).clone()
+    } else {
+        out
+    }
+}
+
+/// Evaluates `script` in session `id`, which must succeed; returns its value.
+pub async fn eval(client: &Client, id: &str, script: &str) -> Value {
+    let r = act(client, "servo_evaluate", id, json!({"script": script})).await;
+    assert_eq!(r["ok"], true, "{script}: {r:#}");
+    r["response"]["value"].clone()
+}
+
 /// The first response entry of a call.
 pub fn first(v: &Value) -> &Value {
     &v["responses"][0]

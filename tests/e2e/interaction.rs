@@ -13,7 +13,7 @@ use axum::response::{Html, IntoResponse};
 use axum::routing::{any, get};
 use serde_json::{Value, json};
 
-use crate::harness::{Client, Fleet, call, first};
+use crate::harness::{Fleet, act, call, eval, first, open};
 
 /// The pages of these tests, served on two loopback origins: `127.0.0.1` (the
 /// pages' own) and `127.0.0.2` (cross-origin, for CORS).
@@ -163,33 +163,6 @@ async fn sites() -> (String, String) {
     (bases[0].clone(), bases[1].clone())
 }
 
-/// Opens a tab at `url`; returns its session ID.
-async fn open(client: &Client, url: &str) -> String {
-    let (out, _) = call(client, "servo_navigate", json!({"actions": [{"url": url}]})).await;
-    assert_eq!(first(&out)["ok"], true, "{out:#}");
-    first(&out)["sessionID"].as_str().unwrap().to_owned()
-}
-
-/// One action of `tool` on session `id`; returns its response entry, or the
-/// call's error when the gateway refused the call as a whole.
-async fn act(client: &Client, tool: &str, id: &str, fields: Value) -> Value {
-    let mut action = fields;
-    action["sessionID"] = json!(id);
-    let (out, _) = call(client, tool, json!({"actions": [action]})).await;
-    if out.get("responses").is_some() {
-        first(&out).clone()
-    } else {
-        out
-    }
-}
-
-/// Evaluates `script` in session `id`; returns its value.
-async fn eval(client: &Client, id: &str, script: &str) -> Value {
-    let r = act(client, "servo_evaluate", id, json!({"script": script})).await;
-    assert_eq!(r["ok"], true, "{script}: {r:#}");
-    r["response"]["value"].clone()
-}
-
 fn ok_page(r: &Value) -> &Value {
     assert_eq!(r["ok"], true, "{r:#}");
     &r["response"]["page"]
@@ -200,7 +173,7 @@ async fn clicks_types_and_presses_keys_like_a_user() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("input").await;
     let (site, _) = sites().await;
-    let id = open(&client, &format!("{site}/form")).await;
+    let (id, _) = open(&client, &format!("{site}/form")).await;
 
     // Typing into a field named by selector: focus, then per character
     // keydown, beforeinput, input, keyup, all trusted.
@@ -364,7 +337,7 @@ async fn forms_submit_by_get_and_post_with_typed_values() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("forms").await;
     let (site, _) = sites().await;
-    let id = open(&client, &format!("{site}/form")).await;
+    let (id, _) = open(&client, &format!("{site}/form")).await;
 
     // Enter in a text field submits its form with GET.
     act(
@@ -421,7 +394,7 @@ async fn links_forms_and_history_navigate_the_tab() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("links").await;
     let (site, _) = sites().await;
-    let id = open(&client, &format!("{site}/links")).await;
+    let (id, _) = open(&client, &format!("{site}/links")).await;
 
     // A full-page screenshot covers the whole document; the viewport stays.
     let r = act(&client, "servo_screenshot", &id, json!({"fullPage": true})).await;
@@ -508,7 +481,7 @@ async fn dialogs_follow_the_session_policy_and_are_reported() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("dialogs").await;
     let (site, _) = sites().await;
-    let id = open(&client, &format!("{site}/dialogs")).await;
+    let (id, _) = open(&client, &format!("{site}/dialogs")).await;
 
     // The default policy dismisses: confirm is false, prompt is null.
     let r = act(&client, "servo_click", &id, json!({"visibleText": "Ask"})).await;
@@ -546,7 +519,7 @@ async fn fetch_follows_same_origin_and_cors_rules() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("fetch").await;
     let (site, other) = sites().await;
-    let id = open(&client, &format!("{site}/form")).await;
+    let (id, _) = open(&client, &format!("{site}/form")).await;
 
     let same = eval(
         &client,
@@ -598,7 +571,7 @@ async fn document_cookie_sees_script_cookies_but_never_httponly_ones() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("cookies").await;
     let (site, _) = sites().await;
-    let id = open(&client, &format!("{site}/set-cookie")).await;
+    let (id, _) = open(&client, &format!("{site}/set-cookie")).await;
     assert_eq!(eval(&client, &id, "document.cookie").await, "theme=dark");
     // A script cannot set, or overwrite, an HttpOnly cookie.
     eval(
@@ -622,7 +595,7 @@ async fn accessibility_tree_refs_drive_input() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("a11y").await;
     let (site, _) = sites().await;
-    let id = open(&client, &format!("{site}/form")).await;
+    let (id, _) = open(&client, &format!("{site}/form")).await;
 
     let r = act(&client, "servo_accessibility_tree", &id, json!({})).await;
     assert_eq!(r["ok"], true, "{r:#}");
