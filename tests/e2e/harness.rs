@@ -57,13 +57,10 @@ pub fn engine_host(
     )
 }
 
-/// A free loopback port (bound, read, released).
+/// A free loopback port for a process a test starts (outside the kernel's
+/// ephemeral range, see `fleet_bench::fleet::free_port`).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    fleet_bench::fleet::free_port().expect("a free loopback port")
 }
 
 /// Polls `check` until it returns Some or `deadline` passes.

@@ -5,6 +5,7 @@
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
@@ -36,8 +37,34 @@ pub struct Fleet {
     children: Vec<Child>,
 }
 
-fn free_port() -> anyhow::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+/// A free loopback port for a process to listen on. Ports the kernel hands
+/// out for port 0 are the ones outgoing connections (to Postgres, Redis, the
+/// pages) take too, so one released here could be in use by the time the
+/// process binds it. These come from the 12,000 ports just below the kernel's
+/// ephemeral range, each handed out once per process (other processes start
+/// elsewhere in the span), and checked free when handed out. The e2e tests
+/// use it too.
+pub fn free_port() -> anyhow::Result<u16> {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    const SPAN: u32 = 12_000;
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u32>().ok())
+        .unwrap_or(32_768);
+    anyhow::ensure!(
+        ephemeral_low > SPAN + 1024,
+        "the ephemeral port range starts at {ephemeral_low}: too low to keep listening ports out of it"
+    );
+    let first = ephemeral_low - SPAN;
+    let offset = std::process::id() % SPAN;
+    for _ in 0..SPAN {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = u16::try_from(first + (offset + n) % SPAN)?;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    bail!("no free loopback port below the ephemeral range")
 }
 
 impl Fleet {

@@ -211,7 +211,12 @@ mod tests {
         assert!(pids.contains(&child.id()));
         let pruned = tree_except(me, &[child.id()]).unwrap();
         assert!(!pruned.contains(&child.id()));
-        assert!(tree_pss(me).unwrap() >= pss_bytes(me).unwrap());
+        // Other tests of this process allocate between the two reads, so the
+        // root's own PSS may move a little; without the root the tree would
+        // hold only `sleep`'s few hundred KiB.
+        let own = pss_bytes(me).unwrap();
+        let whole = tree_pss(me).unwrap();
+        assert!(whole >= own - own / 4, "tree {whole}, root alone {own}");
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(!is_alive(child.id()));
