@@ -193,7 +193,7 @@ pub(crate) fn set_live_value(doc: &mut BaseDocument, id: NodeId, value: &str) ->
     let default = inspect::attr_of(el, "value").map(str::to_owned);
     // Blitz updates a control's editor when its value attribute is set; the
     // attribute is then put back, so only the editor keeps the new value.
-    doc.mutate().set_attribute(id, value_name(), value);
+    crate::mutation::mutate(doc).set_attribute(id, value_name(), value);
     if let Some(el) = doc.get_node_mut(id).and_then(|n| n.element_data_mut()) {
         match default {
             Some(default) => el.attrs.set(value_name(), &default),
@@ -278,7 +278,7 @@ fn sync_attr(doc: &mut BaseDocument, id: NodeId, name: &str, want: Option<&str>)
     if current.as_deref() == want {
         return false;
     }
-    let mut mutator = doc.mutate();
+    let mut mutator = crate::mutation::mutate(doc);
     match want {
         Some(value) => mutator.set_attribute(id, attr_name(name), value),
         None => mutator.clear_attribute(id, attr_name(name)),

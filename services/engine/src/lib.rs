@@ -24,6 +24,7 @@ mod indexeddb;
 mod input;
 mod inspect;
 mod js;
+mod mutation;
 mod navigation;
 mod net;
 mod readable;

@@ -341,7 +341,7 @@ pub(crate) fn limit_depth(doc: &mut BaseDocument, start: NodeId) {
                 stack.extend(node.children.iter().rev().copied());
             }
         }
-        let mut mutator = doc.mutate();
+        let mut mutator = crate::mutation::mutate(doc);
         // Detach bottom-up, so each removal sees a node without children.
         for id in descendants.iter().rev() {
             mutator.remove_node(*id);
@@ -373,7 +373,7 @@ pub(crate) fn hide_following(doc: &mut BaseDocument, script: NodeId) -> Hidden {
             })
             .unwrap_or_default();
         if !following.is_empty() {
-            let mut mutator = doc.mutate();
+            let mut mutator = crate::mutation::mutate(doc);
             for id in &following {
                 mutator.remove_node(*id);
             }
@@ -396,7 +396,7 @@ pub(crate) fn reveal(doc: &mut BaseDocument, hidden: Hidden) {
             .into_iter()
             .filter(|c| doc.get_node(*c).is_some_and(|n| n.parent.is_none()))
             .collect();
-        doc.mutate().append_children(parent, &children);
+        crate::mutation::mutate(doc).append_children(parent, &children);
     }
 }
 
@@ -609,6 +609,7 @@ fn navigate(open: Open, commit: Commit) {
             fetched.xml,
         );
         tab.doc = Some(doc);
+        crate::mutation::changed();
         tab.history
             .commit_document(&fetched.url, inline_html.clone(), commit);
         tab.doctype = doctype_of(&fetched.html);

@@ -6,6 +6,9 @@
 (function (native) {
   'use strict';
   const g = globalThis;
+  // The globals the JavaScript engine itself defines, before any prelude
+  // adds the platform's (webidl.js shapes only the latter).
+  const builtinGlobals = new Set(Object.getOwnPropertyNames(g));
   const ID = Symbol('node id');
   const wrappers = new Map();
   // Elements that stand in for DocumentFragments (Blitz has no fragment node).
@@ -63,20 +66,22 @@
   g.reportError = (e) => reportError(e);
 
   // ---- events --------------------------------------------------------------
+  // An event's state lives in a slot of its own (a symbol, which neither
+  // `Object.keys` nor `for…in` sees), read by accessors on the prototypes as
+  // browsers define them; only `isTrusted` is the event's own property. The
+  // dispatch code writes the slot (`event[EV].target = …`).
+  const EV = Symbol('event state');
+  const isTrusted = Object.getOwnPropertyDescriptor({ get isTrusted() { return this[EV].trusted; } }, 'isTrusted').get;
   class Event {
-    constructor(type, init = {}) {
-      if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required");
+    constructor(type, init = undefined) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
       init = init || {};
-      this.type = String(type);
-      this.bubbles = !!init.bubbles;
-      this.cancelable = !!init.cancelable;
-      this.composed = !!init.composed;
-      this.defaultPrevented = false;
-      this.target = null;
-      this.currentTarget = null;
-      this.eventPhase = 0;
-      this.isTrusted = false;
-      this.timeStamp = g.performance ? g.performance.now() : 0;
+      Object.defineProperty(this, EV, { value: {
+        type: String(type), bubbles: !!init.bubbles, cancelable: !!init.cancelable, composed: !!init.composed,
+        defaultPrevented: false, target: null, currentTarget: null, eventPhase: 0, trusted: false,
+        timeStamp: g.performance ? g.performance.now() : 0,
+      } });
+      Object.defineProperty(this, 'isTrusted', { get: isTrusted, enumerable: true });
       hidden(this, '_stop', false);
       hidden(this, '_stopNow', false);
       hidden(this, '_passive', false);
@@ -85,36 +90,55 @@
       // Set when a listener threw: IndexedDB aborts the transaction then.
       hidden(this, '_threw', false);
     }
+    get type() { return this[EV].type; }
+    get target() { return this[EV].target; }
+    get currentTarget() { return this[EV].currentTarget; }
+    get eventPhase() { return this[EV].eventPhase; }
+    get bubbles() { return this[EV].bubbles; }
+    get cancelable() { return this[EV].cancelable; }
+    get defaultPrevented() { return this[EV].defaultPrevented; }
+    get composed() { return this[EV].composed; }
+    get timeStamp() { return this[EV].timeStamp; }
     get srcElement() { return this.target; }
     get returnValue() { return !this.defaultPrevented; }
     set returnValue(v) { if (!v) this.preventDefault(); }
     get cancelBubble() { return this._stop; }
     set cancelBubble(v) { if (v) this._stop = true; }
-    preventDefault() { if (this.cancelable && !this._passive) this.defaultPrevented = true; }
+    preventDefault() { if (this.cancelable && !this._passive) this[EV].defaultPrevented = true; }
     stopPropagation() { this._stop = true; }
     stopImmediatePropagation() { this._stop = true; this._stopNow = true; }
     composedPath() { return this._dispatching ? this._path.slice() : []; }
-    initEvent(type, bubbles, cancelable) {
+    initEvent(type, bubbles = false, cancelable = false) {
       if (this._dispatching) return;
-      this.type = String(type); this.bubbles = !!bubbles; this.cancelable = !!cancelable;
+      Object.assign(this[EV], { type: String(type), bubbles: !!bubbles, cancelable: !!cancelable });
     }
   }
   Object.assign(Event, { NONE: 0, CAPTURING_PHASE: 1, AT_TARGET: 2, BUBBLING_PHASE: 3 });
-  const eventClass = (Base, fields) => class extends Base {
-    constructor(type, init = {}) {
-      super(type, init);
-      init = init || {};
-      for (const [k, d] of Object.entries(fields)) this[k] = init[k] === undefined ? (typeof d === 'function' ? d(init) : d) : init[k];
+  const trust = (event) => { event[EV].trusted = true; return event; };
+  // An event interface named `name` whose init dictionary adds `fields`
+  // (defaults, or functions of the init dictionary): each is a read-only
+  // accessor on its prototype, as in browsers.
+  const eventClass = (name, Base, fields) => {
+    const entries = Object.entries(fields);
+    const Cls = { [name]: class extends Base {
+      constructor(type, init = undefined) {
+        super(type, init);
+        init = init || {};
+        const state = this[EV];
+        for (const [k, d] of entries) state[k] = init[k] === undefined ? (typeof d === 'function' ? d(init) : d) : init[k];
+      }
+    } }[name];
+    for (const [k] of entries) {
+      if (!(k in Base.prototype)) Object.defineProperty(Cls.prototype, k, { get: Object.getOwnPropertyDescriptor({ get [k]() { return this[EV][k]; } }, k).get, configurable: true });
     }
+    return Cls;
   };
-  class CustomEvent extends Event {
-    constructor(type, init = {}) { super(type, init); this.detail = init && init.detail !== undefined ? init.detail : null; }
-    initCustomEvent(type, bubbles, cancelable, detail) { this.initEvent(type, bubbles, cancelable); this.detail = detail; }
-  }
-  const UIEvent = eventClass(Event, { view: null, detail: 0 });
-  const FocusEvent = eventClass(UIEvent, { relatedTarget: null });
+  const CustomEvent = eventClass('CustomEvent', Event, { detail: null });
+  CustomEvent.prototype.initCustomEvent = { initCustomEvent(type, bubbles = false, cancelable = false, detail = null) { this.initEvent(type, bubbles, cancelable); this[EV].detail = detail; } }.initCustomEvent;
+  const UIEvent = eventClass('UIEvent', Event, { view: null, detail: 0 });
+  const FocusEvent = eventClass('FocusEvent', UIEvent, { relatedTarget: null });
   const modifiers = { ctrlKey: false, shiftKey: false, altKey: false, metaKey: false };
-  const MouseEvent = eventClass(UIEvent, {
+  const MouseEvent = eventClass('MouseEvent', UIEvent, {
     screenX: 0, screenY: 0, clientX: 0, clientY: 0, button: 0, buttons: 0, relatedTarget: null, ...modifiers,
   });
   Object.defineProperties(MouseEvent.prototype, {
@@ -126,32 +150,32 @@
     offsetY: { get() { return this.target && this.target.getBoundingClientRect ? this.clientY - this.target.getBoundingClientRect().top : this.clientY; }, configurable: true },
     which: { get() { return this.button + 1; }, configurable: true },
   });
-  MouseEvent.prototype.getModifierState = function (key) { return !!({ Control: this.ctrlKey, Shift: this.shiftKey, Alt: this.altKey, Meta: this.metaKey })[key]; };
-  const PointerEvent = eventClass(MouseEvent, { pointerId: 1, pointerType: 'mouse', isPrimary: true, width: 1, height: 1, pressure: 0 });
-  const WheelEvent = eventClass(MouseEvent, { deltaX: 0, deltaY: 0, deltaZ: 0, deltaMode: 0 });
-  const KeyboardEvent = eventClass(UIEvent, {
+  MouseEvent.prototype.getModifierState = { getModifierState(key) { return !!({ Control: this.ctrlKey, Shift: this.shiftKey, Alt: this.altKey, Meta: this.metaKey })[key]; } }.getModifierState;
+  const PointerEvent = eventClass('PointerEvent', MouseEvent, { pointerId: 1, pointerType: 'mouse', isPrimary: true, width: 1, height: 1, pressure: 0 });
+  const WheelEvent = eventClass('WheelEvent', MouseEvent, { deltaX: 0, deltaY: 0, deltaZ: 0, deltaMode: 0 });
+  const KeyboardEvent = eventClass('KeyboardEvent', UIEvent, {
     key: '', code: '', location: 0, repeat: false, isComposing: false, keyCode: 0, charCode: 0, which: (i) => i.keyCode || 0, ...modifiers,
   });
   KeyboardEvent.prototype.getModifierState = MouseEvent.prototype.getModifierState;
   Object.assign(KeyboardEvent, { DOM_KEY_LOCATION_STANDARD: 0, DOM_KEY_LOCATION_LEFT: 1, DOM_KEY_LOCATION_RIGHT: 2, DOM_KEY_LOCATION_NUMPAD: 3 });
-  const InputEvent = eventClass(UIEvent, { data: null, inputType: '', isComposing: false, dataTransfer: null });
+  const InputEvent = eventClass('InputEvent', UIEvent, { data: null, inputType: '', isComposing: false, dataTransfer: null });
   InputEvent.prototype.getTargetRanges = function () { return []; };
-  const SubmitEvent = eventClass(Event, { submitter: null });
-  const PopStateEvent = eventClass(Event, { state: null });
-  const HashChangeEvent = eventClass(Event, { oldURL: '', newURL: '' });
-  const ProgressEvent = eventClass(Event, { lengthComputable: false, loaded: 0, total: 0 });
-  const ErrorEvent = eventClass(Event, { message: '', filename: '', lineno: 0, colno: 0, error: null });
-  const PageTransitionEvent = eventClass(Event, { persisted: false });
-  const StorageEvent = eventClass(Event, { key: null, oldValue: null, newValue: null, url: '', storageArea: null });
-  const MessageEvent = eventClass(Event, { data: null, origin: '', lastEventId: '', source: null, ports: () => [] });
-  const CloseEvent = eventClass(Event, { wasClean: false, code: 0, reason: '' });
-  const AnimationEvent = eventClass(Event, { animationName: '', elapsedTime: 0, pseudoElement: '' });
-  const TransitionEvent = eventClass(Event, { propertyName: '', elapsedTime: 0, pseudoElement: '' });
-  const CompositionEvent = eventClass(UIEvent, { data: '' });
-  const TouchEvent = eventClass(UIEvent, { touches: () => [], targetTouches: () => [], changedTouches: () => [], ...modifiers });
-  const DragEvent = eventClass(MouseEvent, { dataTransfer: null });
-  const ClipboardEvent = eventClass(Event, { clipboardData: null });
-  const BeforeUnloadEvent = eventClass(Event, {});
+  const SubmitEvent = eventClass('SubmitEvent', Event, { submitter: null });
+  const PopStateEvent = eventClass('PopStateEvent', Event, { state: null });
+  const HashChangeEvent = eventClass('HashChangeEvent', Event, { oldURL: '', newURL: '' });
+  const ProgressEvent = eventClass('ProgressEvent', Event, { lengthComputable: false, loaded: 0, total: 0 });
+  const ErrorEvent = eventClass('ErrorEvent', Event, { message: '', filename: '', lineno: 0, colno: 0, error: null });
+  const PageTransitionEvent = eventClass('PageTransitionEvent', Event, { persisted: false });
+  const StorageEvent = eventClass('StorageEvent', Event, { key: null, oldValue: null, newValue: null, url: '', storageArea: null });
+  const MessageEvent = eventClass('MessageEvent', Event, { data: null, origin: '', lastEventId: '', source: null, ports: () => [] });
+  const CloseEvent = eventClass('CloseEvent', Event, { wasClean: false, code: 0, reason: '' });
+  const AnimationEvent = eventClass('AnimationEvent', Event, { animationName: '', elapsedTime: 0, pseudoElement: '' });
+  const TransitionEvent = eventClass('TransitionEvent', Event, { propertyName: '', elapsedTime: 0, pseudoElement: '' });
+  const CompositionEvent = eventClass('CompositionEvent', UIEvent, { data: '' });
+  const TouchEvent = eventClass('TouchEvent', UIEvent, { touches: () => [], targetTouches: () => [], changedTouches: () => [], ...modifiers });
+  const DragEvent = eventClass('DragEvent', MouseEvent, { dataTransfer: null });
+  const ClipboardEvent = eventClass('ClipboardEvent', Event, { clipboardData: null });
+  const BeforeUnloadEvent = eventClass('BeforeUnloadEvent', Event, {});
 
   // Listeners per target and type: {fn, capture, once, passive, handler?}.
   // An `on*` handler takes the place of its first assignment among them.
@@ -214,7 +238,7 @@
     return attributeHandler(target, type);
   };
   const invoke = (target, event, phase) => {
-    event.currentTarget = target;
+    event[EV].currentTarget = target;
     let list = listenerList(target, event.type, false);
     // A handler from a content attribute counts as registered first.
     if (handlerOf(target, event.type) && !(list && list.some((l) => l.handler))) {
@@ -261,7 +285,7 @@
     if (!(event instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent': parameter 1 is not of type 'Event'");
     if (event._dispatching) throw new DOMException('The event is already being dispatched.', 'InvalidStateError');
     event._dispatching = true;
-    event.target = this;
+    event[EV].target = this;
     // The propagation path: the target, its ancestors, the document and the window.
     const path = [this];
     if (this instanceof Node) {
@@ -270,23 +294,24 @@
     }
     event._path = path;
     const activate = activation && event.type === 'click' && event instanceof MouseEvent ? activation(this, event) : null;
-    for (let i = path.length - 1; i >= 1 && !event._stop; i--) { event.eventPhase = 1; invoke(path[i], event, 'capture'); }
+    for (let i = path.length - 1; i >= 1 && !event._stop; i--) { event[EV].eventPhase = 1; invoke(path[i], event, 'capture'); }
     // At the target, capturing listeners run before the others (as Chromium does).
-    if (!event._stop) { event.eventPhase = 2; invoke(this, event, 'capture'); }
-    if (!event._stop) { event.eventPhase = 2; invoke(this, event, 'bubble'); }
-    if (event.bubbles) for (let i = 1; i < path.length && !event._stop; i++) { event.eventPhase = 3; invoke(path[i], event, 'bubble'); }
-    event.eventPhase = 0;
-    event.currentTarget = null;
+    if (!event._stop) { event[EV].eventPhase = 2; invoke(this, event, 'capture'); }
+    if (!event._stop) { event[EV].eventPhase = 2; invoke(this, event, 'bubble'); }
+    if (event.bubbles) for (let i = 1; i < path.length && !event._stop; i++) { event[EV].eventPhase = 3; invoke(path[i], event, 'bubble'); }
+    event[EV].eventPhase = 0;
+    event[EV].currentTarget = null;
     event._dispatching = false;
     if (activate) activate(event.defaultPrevented);
     return !event.defaultPrevented;
   };
-  class EventTarget {}
-  for (const [name, fn] of Object.entries({ addEventListener, removeEventListener, dispatchEvent })) {
-    hidden(EventTarget.prototype, name, fn);
-    // Page scripts call these bare (`addEventListener('load', f)`), which
-    // passes no `this` from sloppy code into this strict prelude.
-    hidden(g, name, function (...args) { return fn.apply(this === undefined ? g : this, args); });
+  // Page scripts call these bare (`addEventListener('load', f)`), which
+  // passes no `this` from sloppy code into this strict prelude: that is the
+  // window.
+  class EventTarget {
+    addEventListener(type, listener, options = undefined) { return addEventListener.call(this ?? g, type, listener, options); }
+    removeEventListener(type, listener, options = undefined) { return removeEventListener.call(this ?? g, type, listener, options); }
+    dispatchEvent(event) { return dispatchEvent.call(this ?? g, event); }
   }
   // `on*` properties for the events pages use them for.
   const HANDLER_EVENTS = [
@@ -320,27 +345,33 @@
     if (id === null || id === undefined) return null;
     let node = wrappers.get(id);
     if (node) return node;
-    switch (native.nodeType(id)) {
-      case 1: {
-        if (fragmentIds.has(id)) { node = make(DocumentFragment, id); break; }
-        const tag = native.nodeName(id).toLowerCase();
+    // One native call says what to make: a node type, or an element's
+    // local name (after "svg ", "math " or "xml " outside HTML).
+    const info = native.wrapInfo(id);
+    if (typeof info === 'string') {
+      if (fragmentIds.has(id)) { node = make(DocumentFragment, id); }
+      else {
+        const space = info.indexOf(' ');
+        const tag = (space < 0 ? info : info.slice(space + 1)).toLowerCase();
         const def = customDefinitions.get(tag);
         if (def) return upgrade(id, def);
-        const ns = native.namespaceUri(id);
-        const Cls = ns === SVG_NS ? (tag === 'svg' ? SVGSVGElement : SVGElement)
-          : ns === MATHML_NS ? MathMLElement
-          : ns && ns !== HTML_NAMESPACE ? Element
+        const ns = space < 0 ? '' : info.slice(0, space);
+        const Cls = ns === 'svg' ? (tag === 'svg' ? SVGSVGElement : SVGElement)
+          : ns === 'math' ? MathMLElement
+          : ns === 'xml' ? Element
           : ELEMENT_CLASSES[tag] || (tag.includes('-') ? HTMLElement : HTMLUnknownElement);
         node = make(Cls, id);
         // A form's controls are its named properties, and shadow its own
         // (`form.action` is a control named "action" if there is one).
         if (Cls === HTMLFormElement) node = formProxy(node);
-        break;
       }
-      case 3: node = make(Text, id); break;
-      case 8: node = make(Comment, id); break;
-      case 9: node = make(Document, id); break;
-      default: return null;
+    } else {
+      switch (info) {
+        case 3: node = make(Text, id); break;
+        case 8: node = make(Comment, id); break;
+        case 9: node = make(HTMLDocument, id); break;
+        default: return null;
+      }
     }
     wrappers.set(id, node);
     unretained.push(id);
@@ -367,6 +398,8 @@
     item(i) { return this[i] || null; }
     static get [Symbol.species]() { return Array; }
   }
+  // As in browsers, a NodeList's iteration methods are the array ones.
+  for (const name of ['forEach', 'entries', 'keys', 'values']) hidden(NodeList.prototype, name, Array.prototype[name]);
   class HTMLCollection extends Array {
     item(i) { return this[i] || null; }
     namedItem(name) { return this.find((el) => el.id === name || el.getAttribute('name') === name) || null; }
@@ -412,17 +445,10 @@
     get parentNode() { return wrap(native.parent(this[ID])); }
     get parentElement() { const p = this.parentNode; return p && p.nodeType === 1 ? p : null; }
     get childNodes() { return nodeList(native.childNodes(this[ID])); }
-    get firstChild() { const c = native.childNodes(this[ID]); return c.length ? wrap(c[0]) : null; }
-    get lastChild() { const c = native.childNodes(this[ID]); return c.length ? wrap(c[c.length - 1]) : null; }
-    get nextSibling() { return this._sibling(1); }
-    get previousSibling() { return this._sibling(-1); }
-    _sibling(step) {
-      const p = native.parent(this[ID]);
-      if (p === null) return null;
-      const siblings = native.childNodes(p);
-      const i = siblings.indexOf(this[ID]);
-      return i < 0 ? null : wrap(siblings[i + step]);
-    }
+    get firstChild() { return wrap(native.firstChild(this[ID])); }
+    get lastChild() { return wrap(native.lastChild(this[ID])); }
+    get nextSibling() { return wrap(native.nextSibling(this[ID])); }
+    get previousSibling() { return wrap(native.previousSibling(this[ID])); }
     get textContent() { return this === document ? null : native.textContent(this[ID]); }
     set textContent(v) {
       if (this === document) return;
@@ -437,10 +463,7 @@
     get nodeValue() { return this.nodeType === 3 || this.nodeType === 8 ? this.textContent : null; }
     set nodeValue(v) { if (this.nodeType === 3 || this.nodeType === 8) this.textContent = v; }
     hasChildNodes() { return native.childNodes(this[ID]).length > 0; }
-    contains(other) {
-      for (let n = other; n; n = n.parentNode) if (n === this) return true;
-      return false;
-    }
+    contains(other) { return other === null || other === undefined ? false : native.contains(this[ID], idOf(other)); }
     appendChild(child) { return this.insertBefore(child, null); }
     insertBefore(child, ref) {
       const refId = ref == null ? null : idOf(ref);
@@ -479,20 +502,11 @@
       return wrap(native.cloneNode(this[ID], !!deep));
     }
     isEqualNode(other) { return other instanceof Node && other.nodeType === this.nodeType && (this.nodeType === 1 ? other.outerHTML === this.outerHTML : other.textContent === this.textContent); }
-    compareDocumentPosition(other) {
-      if (other === this) return 0;
-      if (this.contains(other)) return 20;
-      if (other.contains(this)) return 10;
-      const order = (n) => { const path = []; for (let p = n; p; p = p.parentNode) path.unshift(p); return path; };
-      const a = order(this); const b = order(other);
-      if (a[0] !== b[0]) return 35;
-      let i = 0; while (a[i] === b[i]) i++;
-      const siblings = a[i - 1].childNodes;
-      return siblings.indexOf(a[i]) < siblings.indexOf(b[i]) ? 4 : 2;
-    }
+    compareDocumentPosition(other) { return native.compareDocumentPosition(this[ID], idOf(other)); }
     get baseURI() { return native.baseUrl(); }
     normalize() {}
     isSameNode(other) { return this === other; }
+    lookupNamespaceURI(prefix) { return prefix === null || prefix === undefined || prefix === '' ? (this.nodeType === 1 ? this.namespaceURI : null) : null; }
     getRootNode() { let n = this; while (n.parentNode) n = n.parentNode; return n; }
   }
   // Void elements (no end tag), for document.write's balance check.
@@ -532,7 +546,18 @@
     get data() { return this.textContent; }
     set data(v) { this.textContent = v; }
     get length() { return this.textContent.length; }
-    appendData(v) { this.data += toText(v); }
+    appendData(data) { this.data += toText(data); }
+    substringData(offset, count) { return this.data.substr(offset >>> 0, count >>> 0); }
+    insertData(offset, data) { this.replaceData(offset, 0, data); }
+    deleteData(offset, count) { this.replaceData(offset, count, ''); }
+    replaceData(offset, count, data) {
+      const text = this.data;
+      const at = offset >>> 0;
+      if (at > text.length) throw new DOMException(`The offset ${at} is greater than the node's length (${text.length}).`, 'IndexSizeError');
+      this.data = text.slice(0, at) + toText(data) + text.slice(at + (count >>> 0));
+    }
+  }
+  class Text extends CharacterData {
     get wholeText() { return this.textContent; }
     splitText(offset) {
       const text = this.data;
@@ -542,7 +567,6 @@
       return rest;
     }
   }
-  class Text extends CharacterData {}
   class Comment extends CharacterData {}
   mixin(CharacterData, childNodeMixin);
 
@@ -560,18 +584,20 @@
     _set(list) { this._el.setAttribute(this._attr, list.join(' ')); }
     get length() { return this._get().length; }
     get value() { return toText(this._el.getAttribute(this._attr)); }
+    set value(v) { this._el.setAttribute(this._attr, toText(v)); }
+    supports(token) { throw new TypeError(`DOMTokenList has no supported tokens (${toText(token)}).`); }
     item(i) { return this._get()[i] || null; }
     contains(t) { return this._get().includes(String(t)); }
     add(...tokens) { const l = this._get(); for (const t of tokens) if (!l.includes(String(t))) l.push(String(t)); this._set(l); }
     remove(...tokens) { this._set(this._get().filter((t) => !tokens.map(String).includes(t))); }
-    toggle(t, force) {
+    toggle(t, force = undefined) {
       const has = this.contains(t);
       const want = force === undefined ? !has : !!force;
       if (want && !has) this.add(t); else if (!want && has) this.remove(t);
       return want;
     }
     replace(a, b) { const l = this._get(); const i = l.indexOf(String(a)); if (i < 0) return false; l[i] = String(b); this._set(l); return true; }
-    forEach(fn, thisArg) { this._get().forEach(fn, thisArg); }
+    forEach(fn, thisArg = undefined) { this._get().forEach(fn, thisArg); }
     [Symbol.iterator]() { return this._get()[Symbol.iterator](); }
     toString() { return this.value; }
   }
@@ -604,20 +630,32 @@
   });
   // A live collection: `ids()` is asked again on every read, as an
   // HTMLCollection reflects the tree at the time of each access.
-  const liveCollection = (ids) => new Proxy([], {
-    get(_, key) {
-      const now = ids().map(wrap);
-      if (key === 'length') return now.length;
-      if (key === 'item') return (i) => now[i] || null;
-      if (key === 'namedItem') return (n) => now.find((el) => el.id === n || el.getAttribute('name') === n) || null;
-      if (typeof key === 'string' && /^\d+$/.test(key)) return now[Number(key)];
-      const v = Reflect.get(now, key, now);
-      return typeof v === 'function' ? v.bind(now) : v;
-    },
-    has(_, key) { return key in ids().map(wrap); },
-    ownKeys() { return Reflect.ownKeys(ids().map(wrap)); },
-    getOwnPropertyDescriptor(_, key) { return Reflect.getOwnPropertyDescriptor(ids().map(wrap), key); },
-  });
+  // A live collection runs its query again only when the tree changed since
+  // the last read (the native mutation count), so a loop over it reads one
+  // list, as in a browser.
+  const liveCollection = (ids) => {
+    let version = -1;
+    let list = [];
+    const now = () => {
+      const v = native.domVersion();
+      if (v !== version) { version = v; list = ids().map(wrap); }
+      return list;
+    };
+    return new Proxy([], {
+      get(_, key) {
+        const items = now();
+        if (key === 'length') return items.length;
+        if (key === 'item') return (i) => items[i] || null;
+        if (key === 'namedItem') return (n) => items.find((el) => el.id === n || el.getAttribute('name') === n) || null;
+        if (typeof key === 'string' && /^\d+$/.test(key)) return items[Number(key)];
+        const v = Reflect.get(items, key, items);
+        return typeof v === 'function' ? v.bind(items) : v;
+      },
+      has(_, key) { return key in now(); },
+      ownKeys() { return Reflect.ownKeys(now()); },
+      getOwnPropertyDescriptor(_, key) { return Reflect.getOwnPropertyDescriptor(now(), key); },
+    });
+  };
 
   class Element extends Node {
     get tagName() { return this.nodeName; }
@@ -629,6 +667,7 @@
     get className() { return toText(this.getAttribute('class')); }
     set className(v) { this.setAttribute('class', v); }
     get classList() { return tokenList(this, 'class'); }
+    set classList(v) { this.setAttribute('class', toText(v)); }
     // A missing attribute comes back from Rust as `undefined`; the DOM says null
     // (hasAttribute and the boolean reflections below compare against null).
     getAttribute(name) { return native.getAttribute(this[ID], String(name)) ?? null; }
@@ -706,9 +745,6 @@
       return el;
     }
     insertAdjacentText(position, text) { this.insertAdjacentElement(position, document.createTextNode(toText(text))); }
-    get innerText() { return native.innerText(this[ID]); }
-    set innerText(v) { this.textContent = v; }
-    get outerText() { return this.innerText; }
     getBoundingClientRect() {
       // An element that is not rendered has an empty box at the origin.
       let [x, y, width, height] = native.boxMetrics(this[ID]) ? native.boundingRect(this[ID]) : [0, 0, 0, 0];
@@ -723,8 +759,6 @@
       return new DOMRect(x, y, width, height);
     }
     getClientRects() { return native.boxMetrics(this[ID]) ? [this.getBoundingClientRect()] : []; }
-    get offsetWidth() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[0]) : 0; }
-    get offsetHeight() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[1]) : 0; }
     // The padding box. The root element's client area is the viewport (what
     // scroll math such as `scrollHeight - clientHeight` expects).
     get clientWidth() {
@@ -759,11 +793,8 @@
       else if (arg && typeof arg === 'object') { block = String(arg.block ?? 'start'); inline = String(arg.inline ?? 'nearest'); }
       if (native.scrollIntoView(this[ID], block, inline)) queueScrollEvent(document);
     }
-    focus() { focusElement(this); }
-    blur() { if (activeElement === this) focusElement(null); }
-    get tabIndex() { const v = parseInt(this.getAttribute('tabindex'), 10); return Number.isNaN(v) ? (isFocusable(this) && !this.hasAttribute('tabindex') ? 0 : -1) : v; }
-    set tabIndex(v) { this.setAttribute('tabindex', String(v)); }
     get slot() { return toText(this.getAttribute('slot')); }
+    set slot(v) { this.setAttribute('slot', v); }
     get shadowRoot() { return null; }
     attachShadow() { throw new DOMException('Shadow DOM is not supported', 'NotSupportedError'); }
     animate() { return { finished: Promise.resolve(), cancel() {}, play() {}, pause() {} }; }
@@ -826,24 +857,39 @@
   };
   class CSSStyleDeclaration {}
   class DOMStringMap {}
-  const styleProxy = (el) => new Proxy(Object.create(CSSStyleDeclaration.prototype), {
-    get(_, key) {
-      if (key === 'setProperty') return (name, value) => writeStyle(el, String(name).toLowerCase(), value);
-      if (key === 'removeProperty') return (name) => { const old = readStyle(el, String(name).toLowerCase()); writeStyle(el, String(name).toLowerCase(), ''); return old; };
-      if (key === 'getPropertyValue') return (name) => readStyle(el, String(name).toLowerCase());
-      if (key === 'getPropertyPriority') return () => '';
-      if (key === 'cssText') return toText(el.getAttribute('style'));
-      if (key === 'length') return styleDeclarations(el).length;
-      if (key === 'item') return (i) => (styleDeclarations(el)[i] || [''])[0];
-      if (typeof key !== 'string') return undefined;
-      if (key === 'cssFloat') return readStyle(el, 'float');
-      return readStyle(el, kebab(key));
+  // A style declaration (an element's `style`, or what getComputedStyle
+  // returns) is a Proxy over an object of CSSStyleDeclaration.prototype that
+  // holds its backing store in a slot: the methods live on the prototype, as
+  // in browsers, and property names (`style.color`) reach the store.
+  const DECL = Symbol('declarations');
+  const declarationProxy = (decl) => new Proxy(Object.defineProperty(Object.create(CSSStyleDeclaration.prototype), DECL, { value: decl }), {
+    get(target, key, receiver) {
+      if (typeof key !== 'string' || key in target) return Reflect.get(target, key, receiver);
+      if (/^(0|[1-9]\d*)$/.test(key)) return decl.names()[Number(key)];
+      return decl.read(key === 'cssFloat' ? 'float' : kebab(key));
     },
-    set(_, key, value) {
-      if (key === 'cssText') { el.setAttribute('style', toText(value)); return true; }
-      if (typeof key === 'string') writeStyle(el, key === 'cssFloat' ? 'float' : kebab(key), value === null ? '' : value);
+    set(target, key, value, receiver) {
+      if (typeof key !== 'string' || key in target) return Reflect.set(target, key, value, receiver);
+      decl.write(key === 'cssFloat' ? 'float' : kebab(key), value === null ? '' : value);
       return true;
     },
+  });
+  Object.defineProperties(CSSStyleDeclaration.prototype, Object.getOwnPropertyDescriptors({
+    getPropertyValue(property) { return this[DECL].read(toText(property).toLowerCase()); },
+    getPropertyPriority(property) { void property; return ''; },
+    setProperty(property, value, priority = '') { void priority; this[DECL].write(toText(property).toLowerCase(), value === null ? '' : value); },
+    removeProperty(property) { const name = toText(property).toLowerCase(); const old = this[DECL].read(name); this[DECL].write(name, ''); return old; },
+    item(index) { return this[DECL].names()[index >>> 0] || ''; },
+    get cssText() { return this[DECL].text(); },
+    set cssText(v) { this[DECL].setText(toText(v)); },
+    get length() { return this[DECL].names().length; },
+  }));
+  const styleProxy = (el) => declarationProxy({
+    read: (name) => readStyle(el, name),
+    write: (name, value) => writeStyle(el, name, value),
+    names: () => styleDeclarations(el).map(([n]) => n),
+    text: () => toText(el.getAttribute('style')),
+    setText: (v) => el.setAttribute('style', v),
   });
   const readStyle = (el, name) => {
     const found = styleDeclarations(el).reverse().find(([n]) => n === name);
@@ -874,7 +920,18 @@
   });
 
   class HTMLElement extends Element {
+    get innerText() { return native.innerText(this[ID]); }
+    set innerText(v) { this.textContent = v; }
+    get outerText() { return this.innerText; }
+    set outerText(v) { this.replaceWith(toText(v)); }
+    get offsetWidth() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[0]) : 0; }
+    get offsetHeight() { const m = native.boxMetrics(this[ID]); return m ? Math.round(m[1]) : 0; }
+    focus() { focusElement(this); }
+    blur() { if (activeElement === this) focusElement(null); }
+    get tabIndex() { const v = parseInt(this.getAttribute('tabindex'), 10); return Number.isNaN(v) ? (isFocusable(this) && !this.hasAttribute('tabindex') ? 0 : -1) : v; }
+    set tabIndex(v) { this.setAttribute('tabindex', String(v)); }
     get style() { return styleProxy(this); }
+    set style(v) { this.setAttribute('style', toText(v)); }
     get dataset() { return datasetProxy(this); }
     get hidden() { return this.hasAttribute('hidden'); }
     set hidden(v) { this.toggleAttribute('hidden', !!v); }
@@ -893,34 +950,75 @@
     get contentEditable() { const v = this.getAttribute('contenteditable'); return v === null ? 'inherit' : v === '' ? 'true' : v; }
     set contentEditable(v) { this.setAttribute('contenteditable', v); }
     get accessKey() { return toText(this.getAttribute('accesskey')); }
+    set accessKey(v) { this.setAttribute('accesskey', v); }
     get draggable() { return this.getAttribute('draggable') === 'true'; }
-    get value() { return toText(this.getAttribute('value')); }
-    set value(v) { this.setAttribute('value', v); }
+    set draggable(v) { this.setAttribute('draggable', v ? 'true' : 'false'); }
     click() {
       if (this.hasAttribute('disabled') && FORM_CONTROLS.includes(this.localName)) return;
       this.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, composed: true, view: g, detail: 1 }));
     }
   }
   defineHandlers(HTMLElement.prototype);
-  for (const name of ['href', 'src', 'action', 'formAction', 'cite', 'poster']) {
-    Object.defineProperty(HTMLElement.prototype, name, { ...urlAttr(name.toLowerCase()), configurable: true });
-  }
-  for (const name of ['title', 'lang', 'dir', 'name', 'alt', 'rel', 'target', 'placeholder', 'autocomplete', 'pattern', 'accept', 'download', 'hreflang', 'media', 'charset', 'crossOrigin', 'integrity', 'referrerPolicy', 'htmlFor', 'inputMode', 'enterKeyHint', 'step', 'min', 'max', 'formMethod', 'formEnctype', 'formTarget', 'headers', 'scope', 'abbr', 'kind', 'srclang', 'label', 'loading', 'decoding', 'sizes', 'srcset', 'useMap', 'dirName', 'wrap', 'type', 'content', 'httpEquiv', 'nonce', 'enctype']) {
-    const attr = name === 'htmlFor' ? 'for' : name === 'httpEquiv' ? 'http-equiv' : name.toLowerCase();
-    Object.defineProperty(HTMLElement.prototype, name, { ...stringAttr(attr), configurable: true });
-  }
-  for (const name of ['disabled', 'required', 'readOnly', 'multiple', 'autofocus', 'noValidate', 'formNoValidate', 'open', 'async', 'defer', 'noModule', 'reversed', 'allowFullscreen', 'default', 'inert', 'isMap']) {
-    Object.defineProperty(HTMLElement.prototype, name, { ...boolAttr(name.toLowerCase()), configurable: true });
-  }
-  for (const name of ['maxLength', 'minLength', 'size', 'rows', 'cols', 'width', 'height', 'colSpan', 'rowSpan', 'span', 'start']) {
-    const attr = name.toLowerCase();
-    const fallback = { maxLength: -1, minLength: -1, size: 20, rows: 2, cols: 20, colSpan: 1, rowSpan: 1, span: 1, start: 1 }[name] ?? 0;
-    Object.defineProperty(HTMLElement.prototype, name, {
+  // Content attributes reflected as properties, on the interfaces HTML gives
+  // them to (so that `'download' in a` holds and `'download' in div` does
+  // not, as feature detection expects). Interfaces are named here and looked
+  // up once every element class exists (see `reflectAttributes`).
+  const REFLECTED = {
+    url: {
+      href: 'Anchor Area Link Base', src: 'Image Script IFrame Input Media Source Track Embed', action: 'Form',
+      formAction: 'Input Button', cite: 'Quote Mod', poster: 'Video',
+    },
+    string: {
+      title: '', lang: '', dir: '', nonce: '', inputMode: '', enterKeyHint: '',
+      name: 'Input Button Select TextArea Form IFrame Anchor Image Meta Map Param Output FieldSet Slot Object Embed',
+      alt: 'Image Input Area', rel: 'Anchor Area Link', target: 'Anchor Area Form Base', placeholder: 'Input TextArea',
+      autocomplete: 'Input Select TextArea Form', pattern: 'Input', accept: 'Input', step: 'Input', min: 'Input', max: 'Input',
+      dirName: 'Input TextArea', formMethod: 'Input Button', formEnctype: 'Input Button', formTarget: 'Input Button',
+      download: 'Anchor Area', hreflang: 'Anchor Link', media: 'Link Style Source Meta', charset: 'Script Anchor Link',
+      crossOrigin: 'Image Script Link Media', integrity: 'Script Link', referrerPolicy: 'Anchor Area Image IFrame Link Script',
+      htmlFor: 'Label', headers: 'TableCell', scope: 'TableCell', abbr: 'TableCell', kind: 'Track', srclang: 'Track',
+      label: 'Track Option OptGroup', loading: 'Image IFrame', decoding: 'Image', sizes: 'Image Source Link',
+      srcset: 'Image Source', useMap: 'Image Object', wrap: 'TextArea',
+      type: 'Input Button Script Link Style Source Object Embed OList UList LI', content: 'Meta', httpEquiv: 'Meta',
+      enctype: 'Form', srcdoc: 'IFrame', value: 'Button Data Param',
+    },
+    bool: {
+      autofocus: '', inert: '', disabled: 'Button Input Select TextArea Option OptGroup FieldSet Link',
+      required: 'Input Select TextArea', readOnly: 'Input TextArea', multiple: 'Input Select', noValidate: 'Form',
+      formNoValidate: 'Input Button', open: 'Details Dialog', async: 'Script', defer: 'Script', noModule: 'Script',
+      reversed: 'OList', allowFullscreen: 'IFrame', default: 'Track', isMap: 'Image',
+    },
+    number: {
+      maxLength: 'Input TextArea', minLength: 'Input TextArea', size: 'Input Select', rows: 'TextArea FrameSet',
+      cols: 'TextArea FrameSet', width: 'Image Canvas IFrame Video Embed Object Input Source',
+      height: 'Image Canvas IFrame Video Embed Object Input Source', colSpan: 'TableCell', rowSpan: 'TableCell',
+      span: 'TableCol', start: 'OList',
+    },
+  };
+  const NUMBER_FALLBACK = { maxLength: -1, minLength: -1, size: 20, rows: 2, cols: 20, colSpan: 1, rowSpan: 1, span: 1, start: 1 };
+  const numberAttr = (name, attr) => {
+    const fallback = NUMBER_FALLBACK[name] ?? 0;
+    return {
       get() { const v = parseInt(this.getAttribute(attr), 10); return Number.isNaN(v) ? fallback : v; },
       set(v) { this.setAttribute(attr, String(Math.trunc(Number(v)))); },
-      configurable: true,
-    });
-  }
+    };
+  };
+  const reflectAttributes = (classes) => {
+    for (const [kind, names] of Object.entries(REFLECTED)) {
+      for (const [name, owners] of Object.entries(names)) {
+        const attr = name === 'htmlFor' ? 'for' : name === 'httpEquiv' ? 'http-equiv' : name.toLowerCase();
+        const accessor = kind === 'url' ? urlAttr(attr) : kind === 'string' ? stringAttr(attr) : kind === 'bool' ? boolAttr(attr) : numberAttr(name, attr);
+        const targets = owners === '' ? [HTMLElement] : owners.split(' ').map((o) => classes[`HTML${o}Element`]);
+        for (const Cls of targets) {
+          // A class's own definition (HTMLInputElement's type) wins.
+          if (Cls && !Object.prototype.hasOwnProperty.call(Cls.prototype, name)) {
+            const { get, set } = accessor;
+            Object.defineProperty(Cls.prototype, name, { get, set, configurable: true });
+          }
+        }
+      }
+    }
+  };
   const FORM_CONTROLS = ['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset'];
   const LISTED = ['button', 'fieldset', 'input', 'object', 'output', 'select', 'textarea'];
   const formOf = (el) => {
@@ -1014,6 +1112,7 @@
     get valueAsNumber() { const n = parseFloat(this.value); return Number.isNaN(n) ? NaN : n; }
     set valueAsNumber(n) { this.value = String(n); }
     get files() { return this.type === 'file' ? [] : null; }
+    set files(_) { /* a FileList only the user gives: kept empty */ }
     showPicker() {}
     stepUp(n = 1) { this.valueAsNumber = (this.valueAsNumber || 0) + n * (Number(this.step) || 1); }
     stepDown(n = 1) { this.stepUp(-n); }
@@ -1140,6 +1239,12 @@
       return list;
     }
     get length() { return this.options.length; }
+    set length(n) {
+      const options = this.options;
+      const want = n >>> 0;
+      for (let i = options.length - 1; i >= want; i--) options[i].remove();
+      for (let i = options.length; i < want; i++) this.appendChild(document.createElement('option'));
+    }
     item(i) { return this.options[i] || null; }
     get selectedOptions() {
       const options = this.options;
@@ -1273,7 +1378,7 @@
   for (const part of ['protocol', 'host', 'hostname', 'port', 'pathname', 'search', 'hash', 'origin', 'username', 'password']) {
     Object.defineProperty(HTMLAnchorElement.prototype, part, {
       get() { const href = this.href; if (!href) return ''; try { return new URL(href)[part]; } catch (_) { return ''; } },
-      set(v) { try { const u = new URL(this.href); u[part] = v; this.setAttribute('href', u.href); } catch (_) { /* not a URL: unchanged */ } },
+      set: part === 'origin' ? undefined : { set(v) { try { const u = new URL(this.href); u[part] = v; this.setAttribute('href', u.href); } catch (_) { /* not a URL: unchanged */ } } }.set,
       configurable: true,
     });
   }
@@ -1475,9 +1580,38 @@
     toDataURL() { return 'data:,'; }
   }
   class HTMLIFrameElement extends HTMLElement {
-    get contentWindow() { return null; }
-    get contentDocument() { return null; }
+    get contentWindow() { return frameWindow(this); }
+    get contentDocument() { const w = frameWindow(this); return w && w.sameOrigin ? w.document : null; }
   }
+  // ---- frames --------------------------------------------------------------
+  // A frame's document is static (its scripts do not run), so its window is
+  // a small object: `document` is an inert copy of what the frame shows
+  // (read once per document the frame loads), `frameElement` and `parent`
+  // lead back here. A frame of another origin shows scripts no document, as
+  // in browsers, where reading it throws.
+  const frameWindows = new WeakMap();
+  class FrameWindow {}
+  const frameWindow = (iframe) => {
+    if (!iframe.isConnected) return null;
+    const source = native.frameSource(iframe[ID]);
+    const [url, markup] = source || ['about:blank', ''];
+    const known = frameWindows.get(iframe);
+    if (known && known.url === url && known.markup === markup) return known.window;
+    const sameOrigin = url === 'about:blank' || url === 'about:srcdoc' || (() => { try { return new URL(url).origin === location.origin; } catch (_) { return false; } })();
+    let doc;
+    const win = Object.create(FrameWindow.prototype, {
+      document: { get() { if (!sameOrigin) throw new DOMException("Blocked a frame from accessing a cross-origin frame.", 'SecurityError'); if (!doc) doc = inertHtml(markup.replace(/^<html[^>]*>|<\/html>$/g, '')); return doc; }, enumerable: true },
+      location: { get: () => ({ href: url, toString: () => url }), enumerable: true },
+      frameElement: { get: () => (sameOrigin ? iframe : null), enumerable: true },
+      sameOrigin: { value: sameOrigin },
+    });
+    for (const key of ['window', 'self', 'frames']) Object.defineProperty(win, key, { value: win, enumerable: true });
+    Object.assign(win, { parent: g, top: g, length: 0, closed: false, postMessage() {}, addEventListener() {}, removeEventListener() {}, focus() {}, blur() {} });
+    frameWindows.set(iframe, { url, markup, window: win });
+    return win;
+  };
+  // The page's frames in document order, as `window[i]` and `window.length` see them.
+  const frameElements = () => [...document.querySelectorAll('iframe, frame')];
   const simpleClass = (name) => ({ [name]: class extends HTMLElement {} })[name];
   const HTMLDivElement = simpleClass('HTMLDivElement');
   const HTMLSpanElement = simpleClass('HTMLSpanElement');
@@ -1582,6 +1716,8 @@
     get dataset() { return datasetProxy(this); }
     get style() { return styleProxy(this); }
     focus() {} blur() {}
+    get tabIndex() { const v = parseInt(this.getAttribute('tabindex'), 10); return Number.isNaN(v) ? -1 : v; }
+    set tabIndex(v) { this.setAttribute('tabindex', String(v)); }
   }
   defineHandlers(SVGElement.prototype);
   class SVGGraphicsElement extends SVGElement {
@@ -1606,14 +1742,20 @@
     get nodeValue() { return this.value; }
     get textContent() { return this.value; }
   }
+  Object.setPrototypeOf(Attr.prototype, Node.prototype);
   class NamedNodeMap extends Array {
     item(i) { return this[i] || null; }
     getNamedItem(name) { const n = String(name).toLowerCase(); return this.find((a) => a.name === n) || null; }
     getNamedItemNS(_ns, name) { return this.getNamedItem(name); }
     static get [Symbol.species]() { return Array; }
   }
+  const RECT = Symbol('rect');
   class DOMRectReadOnly {
-    constructor(x = 0, y = 0, width = 0, height = 0) { Object.assign(this, { x: Number(x), y: Number(y), width: Number(width), height: Number(height) }); }
+    constructor(x = 0, y = 0, width = 0, height = 0) { Object.defineProperty(this, RECT, { value: { x: Number(x), y: Number(y), width: Number(width), height: Number(height) } }); }
+    get x() { return this[RECT].x; }
+    get y() { return this[RECT].y; }
+    get width() { return this[RECT].width; }
+    get height() { return this[RECT].height; }
     get left() { return Math.min(this.x, this.x + this.width); }
     get top() { return Math.min(this.y, this.y + this.height); }
     get right() { return Math.max(this.x, this.x + this.width); }
@@ -1621,7 +1763,16 @@
     toJSON() { return { x: this.x, y: this.y, width: this.width, height: this.height, top: this.top, right: this.right, bottom: this.bottom, left: this.left }; }
     static fromRect(r = {}) { return new this(r.x, r.y, r.width, r.height); }
   }
-  class DOMRect extends DOMRectReadOnly {}
+  class DOMRect extends DOMRectReadOnly {
+    get x() { return this[RECT].x; }
+    set x(v) { this[RECT].x = Number(v); }
+    get y() { return this[RECT].y; }
+    set y(v) { this[RECT].y = Number(v); }
+    get width() { return this[RECT].width; }
+    set width(v) { this[RECT].width = Number(v); }
+    get height() { return this[RECT].height; }
+    set height(v) { this[RECT].height = Number(v); }
+  }
   const ELEMENT_CLASSES = {
     ...MORE_ELEMENT_CLASSES, video: HTMLVideoElement, audio: HTMLAudioElement,
     input: HTMLInputElement, textarea: HTMLTextAreaElement, select: HTMLSelectElement, option: HTMLOptionElement,
@@ -1647,6 +1798,8 @@
     SVGElement, SVGGraphicsElement, SVGSVGElement, MathMLElement, Attr, NamedNodeMap,
     NodeList, HTMLCollection, DOMRect, DOMRectReadOnly,
   };
+
+  reflectAttributes(ELEMENT_CLASS_NAMES);
 
   class DocumentFragment extends Node {
     get nodeType() { return 11; }
@@ -1678,7 +1831,7 @@
   // on the new one; `null` focuses the body. A change event fires on blur
   // when the field's value changed while it had focus.
   // Events the browser itself fires are trusted, whoever caused them.
-  const uaEvent = (event) => { Object.defineProperty(event, 'isTrusted', { value: true }); return event; };
+  const uaEvent = trust;
   const focusElement = (el) => {
     if (el !== null && !isFocusable(el)) return;
     if (el === activeElement) return;
@@ -1772,18 +1925,13 @@
     }
     return toText(native.computedStyle(el[ID], name));
   };
-  const computedStyle = (el) => new Proxy({}, {
-    get(_, key) {
-      if (key === 'getPropertyValue') return (name) => resolvedStyle(el, String(name).toLowerCase());
-      if (key === 'getPropertyPriority') return () => '';
-      if (key === 'length') return 0;
-      if (key === 'cssText') return '';
-      if (typeof key !== 'string') return undefined;
-      const name = key === 'cssFloat' ? 'float' : kebab(key);
-      if (native.computedStyle(el[ID], name) === null) return undefined;
-      return resolvedStyle(el, name);
-    },
-    set() { throw new DOMException('The computed style is read-only', 'NoModificationAllowedError'); },
+  const readOnlyStyle = () => { throw new DOMException("Failed to set a property on 'CSSStyleDeclaration': These styles are computed, and therefore read-only.", 'NoModificationAllowedError'); };
+  const computedStyle = (el) => declarationProxy({
+    read: (name) => (native.computedStyle(el[ID], name) === null ? '' : resolvedStyle(el, name)),
+    write: readOnlyStyle,
+    names: () => [],
+    text: () => '',
+    setText: readOnlyStyle,
   });
 
   // A new comment node (Blitz makes comments only by parsing), detached.
@@ -1800,10 +1948,17 @@
     get nodeType() { return 10; }
     get nodeName() { return this.name; }
   }
+  // Nodes outside the tree (no id), for `instanceof Node` and the prototype chain.
+  Object.setPrototypeOf(DocumentType.prototype, Node.prototype);
   class Document extends Node {
     get documentElement() { return wrap(native.documentElement()); }
     get head() { return wrap(native.head()); }
     get body() { return wrap(native.body()); }
+    set body(el) {
+      if (!(el instanceof HTMLElement) || !['body', 'frameset'].includes(el.localName)) throw new DOMException("Failed to set the 'body' property on 'Document': The new body element is of type '" + (el && el.localName) + "'. It must be either a 'BODY' or 'FRAMESET' element.", 'HierarchyRequestError');
+      const old = this.body;
+      if (old) old.replaceWith(el); else this.documentElement.appendChild(el);
+    }
     get title() { return native.title(); }
     set title(v) { native.setTitle(toText(v)); }
     get URL() { return native.url(); }
@@ -1813,6 +1968,8 @@
     get readyState() { return readyState; }
     get defaultView() { return g; }
     get characterSet() { return 'UTF-8'; }
+    get charset() { return this.characterSet; }
+    get inputEncoding() { return this.characterSet; }
     get contentType() { return 'text/html'; }
     get compatMode() { return native.doctype() === 'html' ? 'CSS1Compat' : 'BackCompat'; }
     get doctype() {
@@ -1835,6 +1992,7 @@
     get embeds() { return this.querySelectorAll('embed'); }
     get lastModified() { return '01/01/1970 00:00:00'; }
     get domain() { return location.hostname; }
+    set domain(v) { if (toText(v) !== location.hostname) throw new DOMException(`Failed to set the 'domain' property on 'Document': '${toText(v)}' is not a suffix of '${location.hostname}'.`, 'SecurityError'); }
     get designMode() { return 'off'; }
     get fonts() { return { ready: Promise.resolve(), check: () => true, load: () => Promise.resolve([]), add() {}, forEach() {} }; }
     get implementation() { return implementation; }
@@ -1883,6 +2041,8 @@
   }
   mixin(Document, parentNodeMixin);
   defineHandlers(Document.prototype);
+  // The page's document is an HTML document, as in browsers.
+  class HTMLDocument extends Document {}
   let currentScript = null;
 
   const document = wrap(native.documentNode());
@@ -2021,10 +2181,14 @@
   class TreeWalker {
     constructor(root, whatToShow, filter) {
       if (!(root instanceof Node)) throw new TypeError("Failed to execute 'createTreeWalker' on 'Document': parameter 1 is not of type 'Node'.");
-      Object.defineProperties(this, { root: { value: root, enumerable: true }, whatToShow: { value: whatToShow >>> 0, enumerable: true }, filter: { value: filter, enumerable: true } });
+      hidden(this, '_walk', { root, whatToShow: whatToShow >>> 0, filter, current: root });
       hidden(this, '_active', false);
-      this.currentNode = root;
     }
+    get root() { return this._walk.root; }
+    get whatToShow() { return this._walk.whatToShow; }
+    get filter() { return this._walk.filter; }
+    get currentNode() { return this._walk.current; }
+    set currentNode(node) { if (!(node instanceof Node)) throw new TypeError("Failed to set the 'currentNode' property on 'TreeWalker': The provided value is not of type 'Node'."); this._walk.current = node; }
     parentNode() {
       for (let node = this.currentNode; node && node !== this.root;) {
         node = node.parentNode;
@@ -2296,6 +2460,8 @@
     get defaultView() { return null; }
     get contentType() { return this._type; }
     get characterSet() { return 'UTF-8'; }
+    get charset() { return this.characterSet; }
+    get inputEncoding() { return this.characterSet; }
     get location() { return null; }
     get cookie() { return ''; }
     set cookie(_) {}
@@ -2401,7 +2567,7 @@
   for (const k of URL_PARTS) {
     Object.defineProperty(URL.prototype, k, {
       get() { return this._parts[k]; },
-      set(v) { if (k !== 'origin') this._parts = parts(withPart(this._parts, k, toText(v))); },
+      set: k === 'origin' ? undefined : { set(v) { this._parts = parts(withPart(this._parts, k, toText(v))); } }.set,
       configurable: true,
     });
   }
@@ -2427,10 +2593,12 @@
   // URLSearchParams obtained from a URL write their changes back to it.
   for (const m of ['append', 'set', 'delete', 'sort']) {
     const inner = URLSearchParams.prototype[m];
-    URLSearchParams.prototype[m] = function (...args) {
+    const { [m]: wrapped } = { [m](...args) {
       inner.apply(this, args);
       if (this._url) { const q = this.toString(); this._url._parts = parts(withPart(this._url._parts, 'search', q)); }
-    };
+    } };
+    Object.defineProperty(wrapped, 'length', { value: inner.length });
+    URLSearchParams.prototype[m] = wrapped;
   }
 
   // Navigation: a new document is loaded by the tab once the current task is
@@ -2551,38 +2719,36 @@
   // ---- storage -------------------------------------------------------------
   // A Storage object is a Proxy so that `localStorage.key = v` and
   // `localStorage.key` work as in browsers, not only getItem/setItem.
-  class Storage {}
+  // Its methods live on Storage.prototype, over the area's backend in a slot
+  // (configurable, so that `ownKeys` may leave it out: Object.keys lists items).
+  const STORE = Symbol('storage area');
+  class Storage {
+    getItem(key) { return this[STORE].get(String(key)); }
+    setItem(key, value) { this[STORE].set(String(key), String(value)); }
+    removeItem(key) { this[STORE].remove(String(key)); }
+    clear() { this[STORE].clear(); }
+    key(index) { return this[STORE].key(Number(index) || 0); }
+    get length() { return this[STORE].length(); }
+  }
   // The window's interface: its prototype sits in the global object's chain
   // (under the named-access lookup), so `window instanceof Window` holds.
   class Window extends EventTarget {}
-  const makeStorage = (backend) => {
-    const methods = {
-      getItem: (k) => backend.get(String(k)),
-      setItem: (k, v) => backend.set(String(k), String(v)),
-      removeItem: (k) => backend.remove(String(k)),
-      clear: () => backend.clear(),
-      key: (i) => backend.key(Number(i) || 0),
-    };
-    return new Proxy(Object.create(Storage.prototype), {
-      get(_, k) {
-        if (k === 'length') return backend.length();
-        if (k === Symbol.toStringTag) return 'Storage';
-        if (typeof k !== 'string') return undefined;
-        if (Object.prototype.hasOwnProperty.call(methods, k)) return methods[k];
-        const v = backend.get(k);
-        return v === null ? undefined : v;
-      },
-      set(_, k, v) { if (typeof k === 'string') backend.set(k, String(v)); return true; },
-      has(_, k) { return typeof k === 'string' && (k in methods || k === 'length' || backend.get(k) !== null); },
-      deleteProperty(_, k) { if (typeof k === 'string') backend.remove(k); return true; },
-      ownKeys() { return backend.keys(); },
-      getOwnPropertyDescriptor(_, k) {
-        if (typeof k !== 'string') return undefined;
-        const v = backend.get(k);
-        return v === null ? undefined : { value: v, writable: true, enumerable: true, configurable: true };
-      },
-    });
-  };
+  const makeStorage = (backend) => new Proxy(Object.defineProperty(Object.create(Storage.prototype), STORE, { value: backend, configurable: true }), {
+    get(target, k, receiver) {
+      if (typeof k !== 'string' || k in target) return Reflect.get(target, k, receiver);
+      const v = backend.get(k);
+      return v === null ? undefined : v;
+    },
+    set(target, k, v) { if (typeof k === 'string') backend.set(k, String(v)); return true; },
+    has(target, k) { return k in target || (typeof k === 'string' && backend.get(k) !== null); },
+    deleteProperty(_, k) { if (typeof k === 'string') backend.remove(k); return true; },
+    ownKeys() { return backend.keys(); },
+    getOwnPropertyDescriptor(_, k) {
+      if (typeof k !== 'string') return undefined;
+      const v = backend.get(k);
+      return v === null ? undefined : { value: v, writable: true, enumerable: true, configurable: true };
+    },
+  });
   // Both areas live in Rust (storage.rs) so that they outlive this realm and
   // are carried by snapshots; the first native argument selects the area.
   const storageBackend = (session) => ({
@@ -2826,11 +2992,36 @@
     get pageLeft() { return g.scrollX; }
     get pageTop() { return g.scrollY; }
   })();
+  // The navigator's, the performance timeline's and the screen's interfaces.
+  class Navigator {
+    sendBeacon(url, data = null) { void url; void data; return true; }
+    javaEnabled() { return false; }
+  }
+  class Performance extends EventTarget {
+    now() { return elapsed(); }
+    get timeOrigin() { return timeOrigin; }
+    mark(name) { void name; }
+    measure(name) { void name; }
+    getEntriesByName(name) { void name; return []; }
+    getEntriesByType(type) { void type; return []; }
+    getEntries() { return []; }
+    clearMarks() {}
+    clearMeasures() {}
+    toJSON() { return { timeOrigin }; }
+  }
+  class Screen extends EventTarget {
+    get width() { return viewport()[0]; }
+    get height() { return viewport()[1]; }
+    get availWidth() { return viewport()[0]; }
+    get availHeight() { return viewport()[1]; }
+    get colorDepth() { return 24; }
+    get pixelDepth() { return 24; }
+  }
   const dialog = (kind, message, fallback) => native.dialog(kind, message === undefined ? '' : toText(message), toText(fallback));
   Object.assign(g, {
-    window: g, self: g, top: g, parent: g, frames: g, opener: null, closed: false, name: '', length: 0,
+    window: g, self: g, top: g, parent: g, frames: g, opener: null, closed: false, name: '', frameElement: null,
     document, location, history, localStorage, sessionStorage,
-    Node, Element, HTMLElement, CharacterData, Text, Comment, Document, HTMLDocument: Document, DocumentFragment,
+    Node, Element, HTMLElement, CharacterData, Text, Comment, Document, HTMLDocument, DocumentFragment,
     EventTarget, Event, CustomEvent, UIEvent, FocusEvent, MouseEvent, PointerEvent, WheelEvent, KeyboardEvent,
     InputEvent, SubmitEvent, PopStateEvent, HashChangeEvent, ProgressEvent, ErrorEvent, PageTransitionEvent,
     DOMTokenList, URL, URLSearchParams, Location, History, MutationObserver, ...ELEMENT_CLASS_NAMES,
@@ -2838,13 +3029,13 @@
     StorageEvent, MessageEvent, CloseEvent, AnimationEvent, TransitionEvent, CompositionEvent, TouchEvent, DragEvent,
     ClipboardEvent, BeforeUnloadEvent, Storage, Image, Option, Audio, MediaQueryList, Selection, BroadcastChannel,
     visualViewport, Window, CSSStyleDeclaration, DOMStringMap, DocumentType,
-    setTimeout: (fn, ms, ...args) => addTimer(fn, ms, args, false),
-    setInterval: (fn, ms, ...args) => addTimer(fn, ms, args, true),
-    clearTimeout: clearTimer, clearInterval: clearTimer,
+    setTimeout: (handler, timeout = 0, ...args) => addTimer(handler, timeout, args, false),
+    setInterval: (handler, timeout = 0, ...args) => addTimer(handler, timeout, args, true),
+    clearTimeout: (id = undefined) => clearTimer(id), clearInterval: (id = undefined) => clearTimer(id),
     requestAnimationFrame,
     cancelAnimationFrame: (id) => { frameCallbacks.delete(id); },
     requestIdleCallback: (fn) => addTimer(() => fn({ didTimeout: false, timeRemaining: () => 50 }), 1, [], false),
-    cancelIdleCallback: clearTimer,
+    cancelIdleCallback: (id) => clearTimer(id),
     devicePixelRatio: 1,
     scrollTo(...args) { const [x, y] = scrollArgs(args, native.scrollPosition()); scrollViewportTo(x, y); },
     scroll(...args) { g.scrollTo(...args); },
@@ -2878,15 +3069,15 @@
     getSelection: () => selection,
     matchMedia: (media) => new MediaQueryList(media),
     CSS: { escape: cssEscape, supports: cssSupports },
-    navigator: {
+    navigator: Object.assign(Object.create(Navigator.prototype), {
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) servo-fleet/0.1 (Blitz; QuickJS)',
       appName: 'Netscape', appVersion: '5.0', product: 'Gecko', vendor: '',
       platform: 'Linux x86_64', language: 'en-US', languages: ['en-US', 'en'],
       cookieEnabled: true, onLine: true, webdriver: true, hardwareConcurrency: 1, maxTouchPoints: 0,
       doNotTrack: null, pdfViewerEnabled: false, plugins: [], mimeTypes: [],
-      sendBeacon: () => true,
-    },
-    performance: { now: elapsed, timeOrigin, mark() {}, measure() {}, getEntriesByName: () => [], getEntriesByType: () => [], getEntries: () => [], clearMarks() {}, clearMeasures() {} },
+    }),
+    performance: new Performance(),
+    Navigator, Performance, Screen,
     ResizeObserver: class { observe() {} unobserve() {} disconnect() {} },
     IntersectionObserver: class {
       constructor(callback) { hidden(this, '_callback', callback); }
@@ -2907,20 +3098,23 @@
   // out: ids are a hash lookup.)
   const namedElement = (key) => {
     if (typeof key !== 'string' || key === '') return undefined;
+    if (/^(0|[1-9]\d*)$/.test(key)) { const frame = frameElements()[Number(key)]; return frame ? frameWindow(frame) || undefined : undefined; }
     return document.getElementById(key) || undefined;
   };
-  Object.setPrototypeOf(g, new Proxy(Window.prototype, {
+  Object.defineProperty(Window.prototype, Symbol.toStringTag, { value: 'Window', configurable: true });
+  Object.setPrototypeOf(g, new Proxy(Object.create(Window.prototype), {
     has: (target, key) => Reflect.has(target, key) || namedElement(key) !== undefined,
     get: (target, key, receiver) => (Reflect.has(target, key) ? Reflect.get(target, key, receiver) : namedElement(key)),
   }));
   for (const [name, axis] of [['scrollX', 0], ['scrollY', 1], ['pageXOffset', 0], ['pageYOffset', 1]]) {
     Object.defineProperty(g, name, { get: () => native.scrollPosition()[axis], configurable: true });
   }
+  Object.defineProperty(g, 'length', { get: () => frameElements().length, set(v) { Object.defineProperty(g, 'length', { value: v, writable: true, enumerable: true, configurable: true }); }, enumerable: true, configurable: true });
   Object.defineProperty(g, 'innerWidth', { get: () => viewport()[0], configurable: true });
   Object.defineProperty(g, 'innerHeight', { get: () => viewport()[1], configurable: true });
   Object.defineProperty(g, 'outerWidth', { get: () => viewport()[0], configurable: true });
   Object.defineProperty(g, 'outerHeight', { get: () => viewport()[1], configurable: true });
-  g.screen = { get width() { return viewport()[0]; }, get height() { return viewport()[1]; }, get availWidth() { return viewport()[0]; }, get availHeight() { return viewport()[1]; }, colorDepth: 24, pixelDepth: 24 };
+  g.screen = new Screen();
   if (typeof g.queueMicrotask !== 'function') g.queueMicrotask = (fn) => { Promise.resolve().then(fn); };
 
   // The realm starts before any page script runs: what the options' markup
@@ -2964,9 +3158,10 @@
       document.dispatchEvent(new Event('readystatechange'));
       const load = new Event('load');
       // The window's load event has the document as its target.
-      load.target = document;
-      invoke(g, Object.assign(load, { eventPhase: 2 }), 'target');
-      load.currentTarget = null;
+      load[EV].target = document;
+      load[EV].eventPhase = 2;
+      invoke(g, load, 'target');
+      load[EV].currentTarget = null;
       g.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: false }));
       // The fragment of the URL the document loaded at.
       if (location.hash) scrollToFragment(location.hash);
@@ -2986,7 +3181,7 @@
     // For indexeddb.js, web.js and input.js (see js/mod.rs); not reachable
     // from page scripts.
     internals: {
-      Event, EventTarget, Node, invoke, reportError, hidden, wrap, idOf, ID, toText, queueTask, navigateTo,
+      builtinGlobals, EV, trust, Event, EventTarget, Node, invoke, reportError, hidden, wrap, idOf, ID, toText, queueTask, navigateTo,
       fragmentNavigation, focusElement, isFocusable, clone, selectionOf, setSelection, caretAtEnd, queueSelect, SELECTION_TYPES, uncheckGroup, formOf, FORM_CONTROLS,
       MouseEvent, KeyboardEvent, InputEvent, FocusEvent, SubmitEvent, ProgressEvent, WheelEvent, PointerEvent,
       InertDocument, inertHtml,

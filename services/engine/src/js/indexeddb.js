@@ -468,14 +468,15 @@
   const MAX_GENERATED_KEY = 2 ** 53;
 
   const fire = (target, event, path) => {
-    event.target = target;
+    const state = event[internals.EV];
+    state.target = target;
     for (const t of path) {
-      event.eventPhase = t === target ? 2 : 3;
+      state.eventPhase = t === target ? 2 : 3;
       invoke(t, event);
       if (event._stop) break;
     }
-    event.currentTarget = null;
-    event.eventPhase = 0;
+    state.currentTarget = null;
+    state.eventPhase = 0;
     return event;
   };
   const errorEvent = () => new Event('error', { bubbles: true, cancelable: true });

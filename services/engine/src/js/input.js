@@ -14,7 +14,7 @@
   } = internals;
   const document = g.document;
 
-  const trusted = (event) => { Object.defineProperty(event, 'isTrusted', { value: true }); return event; };
+  const trusted = internals.trust;
   const fire = (target, event) => target.dispatchEvent(trusted(event));
   let mods = { ctrlKey: false, shiftKey: false, altKey: false, metaKey: false };
 

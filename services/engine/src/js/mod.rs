@@ -54,6 +54,9 @@ const WEB: &str = include_str!("web.js");
 const INPUT: &str = include_str!("input.js");
 /// Intl (QuickJS has none) and the toLocaleString methods built on it.
 const INTL: &str = include_str!("intl.js");
+/// Last: gives every interface the other preludes built the shape WebIDL
+/// gives it, so that libraries' feature detection sees native built-ins.
+const WEBIDL: &str = include_str!("webidl.js");
 /// Heap limit of one realm.
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
 /// Heap size at which a realm's first garbage collection runs. QuickJS starts
@@ -239,9 +242,13 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
             .catch(&ctx)
             .map_err(|e| format!("the input prelude failed: {}", describe(&e)))?;
         prelude(INTL, "intl.js")?
-            .call::<_, ()>((internals,))
+            .call::<_, ()>((internals.clone(),))
             .catch(&ctx)
             .map_err(|e| format!("the Intl prelude failed: {}", describe(&e)))?;
+        prelude(WEBIDL, "webidl.js")?
+            .call::<_, ()>((internals,))
+            .catch(&ctx)
+            .map_err(|e| format!("the WebIDL prelude failed: {}", describe(&e)))?;
         Ok(Persistent::save(&ctx, hooks))
     })?;
     ENV.with(|env| {
@@ -256,33 +263,29 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
 
 /// The function a prelude evaluates to.
 ///
-/// The first realm of this instance compiles each prelude as a module whose
-/// default export is that function, and keeps the module's bytecode; later
-/// realms (every navigation makes one) read the bytecode instead of parsing
-/// the ≈220 KB of prelude source again.
+/// Each prelude is compiled once per instance, as a module whose default
+/// export is that function, and kept as bytecode without source text or line
+/// tables; every realm (every navigation makes one) reads the bytecode
+/// instead of parsing the ≈250 KB of prelude source again. The first realm
+/// reads it back too, rather than running the module it compiled: a function
+/// without source prints as `[native code]`, which is what feature detection
+/// must see of every built-in (see `webidl.js`), on the first page as on later ones.
 fn prelude<'js>(ctx: &Ctx<'js>, source: &str, name: &'static str) -> Result<Function<'js>, String> {
     let failed = |e: CaughtError<'_>| format!("the DOM prelude ({name}) failed: {}", describe(&e));
-    let module = match PRELUDE_CODE.with(|code| code.borrow().get(name).copied()) {
-        #[allow(unsafe_code)]
-        // SAFETY: `Module::load` trusts its bytes to be valid QuickJS bytecode and,
-        // as it reads them as ROM data, to outlive the module. These bytes were
-        // written by `Module::write` in this instance, by this QuickJS, from our
-        // own prelude source, and are leaked, so they live as long as any runtime.
-        Some(bytecode) => unsafe { Module::load(ctx.clone(), bytecode) }
-            .catch(ctx)
-            .map_err(failed)?,
+    let bytecode = match PRELUDE_CODE.with(|code| code.borrow().get(name).copied()) {
+        Some(bytecode) => bytecode,
         None => {
-            let module = Module::declare(
+            // Declared under a name of its own and never evaluated: only its
+            // bytecode is used.
+            let compiled = Module::declare(
                 ctx.clone(),
-                format!("fleet:{name}"),
+                format!("fleet:compile:{name}"),
                 format!("export default {source}"),
             )
             .catch(ctx)
             .map_err(failed)?;
-            let bytecode = module
+            let bytecode = compiled
                 .write(WriteOptions {
-                    // Prelude functions need neither their source text nor line
-                    // tables at run time; both would be read back every realm.
                     strip_source: true,
                     strip_debug: true,
                     ..WriteOptions::default()
@@ -291,9 +294,17 @@ fn prelude<'js>(ctx: &Ctx<'js>, source: &str, name: &'static str) -> Result<Func
                 .map_err(failed)?;
             let bytecode: &'static [u8] = Box::leak(bytecode.into_boxed_slice());
             PRELUDE_CODE.with(|code| code.borrow_mut().insert(name, bytecode));
-            module
+            bytecode
         }
     };
+    #[allow(unsafe_code)]
+    // SAFETY: `Module::load` trusts its bytes to be valid QuickJS bytecode and,
+    // as it reads them as ROM data, to outlive the module. These bytes were
+    // written by `Module::write` in this instance, by this QuickJS, from our
+    // own prelude source, and are leaked, so they live as long as any runtime.
+    let module = unsafe { Module::load(ctx.clone(), bytecode) }
+        .catch(ctx)
+        .map_err(failed)?;
     let (module, done) = module.eval().catch(ctx).map_err(failed)?;
     done.finish::<()>().catch(ctx).map_err(failed)?;
     module.get("default").catch(ctx).map_err(failed)

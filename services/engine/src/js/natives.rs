@@ -16,6 +16,9 @@ use blitz_dom::{
     ScrollLogicalPosition, local_name, ns,
 };
 use rquickjs::{Ctx, Exception, Function, Object, Result};
+
+mod frames;
+mod tree;
 use url::Url;
 
 use crate::tab::{MAX_TEXT_CHARS, Tab};
@@ -66,7 +69,7 @@ fn detach_retained(doc: &mut BaseDocument, id: NodeId) {
     if held.is_empty() {
         return;
     }
-    let mut mutator = doc.mutate();
+    let mut mutator = crate::mutation::mutate(doc);
     for node in held {
         mutator.remove_node(node);
     }
@@ -185,14 +188,14 @@ fn logical_position(name: &str, default: ScrollLogicalPosition) -> ScrollLogical
 /// Replace the children of `id` with one text node (`textContent = ...`).
 fn set_text_content(doc: &mut BaseDocument, id: NodeId, text: &str) {
     let is_text = matches!(doc.get_node(id).map(|n| &n.data), Some(NodeData::Text(_)));
-    let mut mutator = doc.mutate();
+    let mut mutator = crate::mutation::mutate(doc);
     if is_text {
         mutator.set_node_text(id, text);
         return;
     }
     drop(mutator);
     detach_retained(doc, id);
-    let mut mutator = doc.mutate();
+    let mut mutator = crate::mutation::mutate(doc);
     mutator.remove_and_drop_all_children(id);
     if !text.is_empty() {
         let text_node = mutator.create_text_node(text);
@@ -203,6 +206,8 @@ fn set_text_content(doc: &mut BaseDocument, id: NodeId, text: &str) {
 /// Build the object of native functions the prelude receives.
 pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
     let native = Object::new(ctx.clone())?;
+    tree::install(ctx, &native)?;
+    frames::install(ctx, &native)?;
     macro_rules! def {
         ($name:literal, $f:expr) => {
             native.set($name, Function::new(ctx.clone(), $f)?)?;
@@ -243,7 +248,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
             let Some(head) = doc.find_head_node().map(|n| n.id) else {
                 return Ok(());
             };
-            let mut mutator = doc.mutate();
+            let mut mutator = crate::mutation::mutate(doc);
             let name = QualName::new(None, ns!(html), local_name!("title"));
             let element = mutator.create_element(name, Vec::new());
             let text = mutator.create_text_node(&title);
@@ -269,7 +274,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         }
         with_doc(&ctx, |doc| {
             let name = QualName::new(None, ns!(html), LocalName::from(tag.to_ascii_lowercase()));
-            Ok(from_id(doc.mutate().create_element(name, Vec::new())))
+            Ok(from_id(
+                crate::mutation::mutate(doc).create_element(name, Vec::new()),
+            ))
         })
     });
     // An element in namespace `ns` (none when empty), its qualified name's
@@ -293,7 +300,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         };
         let name = QualName::new(prefix, Namespace::from(ns), LocalName::from(local));
         with_doc(&ctx, |doc| {
-            Ok(from_id(doc.mutate().create_element(name, Vec::new())))
+            Ok(from_id(
+                crate::mutation::mutate(doc).create_element(name, Vec::new()),
+            ))
         })
     });
     // The detached fragment node that holds a `<template>`'s contents (the
@@ -312,14 +321,16 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
                 .get_node(id)
                 .and_then(|n| n.element_data())
                 .is_some_and(|el| el.name.local == local_name!("template"));
-            Ok(is_template.then(|| from_id(doc.mutate().template_contents(id))))
+            Ok(is_template.then(|| from_id(crate::mutation::mutate(doc).template_contents(id))))
         })
     });
     def!("createTextNode", |ctx: Ctx<'js>,
                             text: String|
      -> Result<f64> {
         with_doc(&ctx, |doc| {
-            Ok(from_id(doc.mutate().create_text_node(&text)))
+            Ok(from_id(
+                crate::mutation::mutate(doc).create_text_node(&text),
+            ))
         })
     });
 
@@ -451,7 +462,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         with_doc(&ctx, |doc| {
             if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
                 detach_retained(doc, id);
-                doc.mutate().set_inner_html(id, &html);
+                crate::mutation::mutate(doc).set_inner_html(id, &html);
                 tab::limit_depth(doc, id);
             }
             Ok(())
@@ -488,7 +499,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
             if before == Some(child) {
                 return Ok(());
             }
-            let mut mutator = doc.mutate();
+            let mut mutator = crate::mutation::mutate(doc);
             if mutator.parent_id(child).is_some() {
                 mutator.remove_node(child);
             }
@@ -511,7 +522,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
                 return Err(not_found(&ctx));
             }
             // Detach but keep the node: scripts often re-insert what they remove.
-            doc.mutate().remove_node(child);
+            crate::mutation::mutate(doc).remove_node(child);
             Ok(())
         })
     });
@@ -555,7 +566,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         with_doc(&ctx, |doc| {
             if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
                 let name = QualName::new(None, ns!(), LocalName::from(name.to_ascii_lowercase()));
-                doc.mutate().set_attribute(id, name, &value);
+                crate::mutation::mutate(doc).set_attribute(id, name, &value);
             }
             Ok(())
         })
@@ -567,7 +578,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         with_doc(&ctx, |doc| {
             if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
                 let name = QualName::new(None, ns!(), LocalName::from(name.to_ascii_lowercase()));
-                doc.mutate().clear_attribute(id, name);
+                crate::mutation::mutate(doc).clear_attribute(id, name);
             }
             Ok(())
         })
@@ -579,7 +590,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
      -> Result<()> {
         with_doc(&ctx, |doc| {
             if let Some(id) = live(doc, id).filter(|id| is_element(doc, *id)) {
-                let mut mutator = doc.mutate();
+                let mut mutator = crate::mutation::mutate(doc);
                 if value.is_empty() {
                     mutator.remove_style_property(id, &name);
                 } else {

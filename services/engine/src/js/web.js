@@ -253,7 +253,7 @@
       native.navigate(action.href, 'POST', urlencode(entries), 'application/x-www-form-urlencoded', false);
     }
   };
-  const requestSubmit = function (submitter = null) {
+  const { requestSubmit } = { requestSubmit(submitter = null) {
     if (submitter !== null && (!submitter.form || submitter.form[internals.ID] !== this[internals.ID] || !['submit', 'image'].includes(submitter.type))) {
       throw new TypeError("Failed to execute 'requestSubmit': The specified element is not a submit button of this form.");
     }
@@ -263,7 +263,7 @@
       return;
     }
     if (this.dispatchEvent(new SubmitEvent('submit', { bubbles: true, cancelable: true, submitter }))) submitForm(this, submitter);
-  };
+  } };
   Object.defineProperties(internals.HTMLFormElement.prototype, {
     submit: { value() { submitForm(this, null); }, configurable: true, writable: true },
     requestSubmit: { value: requestSubmit, configurable: true, writable: true },
@@ -310,10 +310,10 @@
     getSetCookie() { return []; }
     has(name) { const n = toText(name).toLowerCase(); return this._list.some(([k]) => k === n); }
     delete(name) { const n = this._check(name); this._list = this._list.filter(([k]) => k !== n); }
-    forEach(fn, thisArg) { for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this); }
-    *entries() {
+    forEach(fn, thisArg = undefined) { for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this); }
+    entries() {
       const names = [...new Set(this._list.map(([k]) => k))].sort();
-      for (const n of names) yield [n, this.get(n)];
+      return names.map((n) => [n, this.get(n)])[Symbol.iterator]();
     }
     keys() { return [...this.entries()].map(([k]) => k)[Symbol.iterator](); }
     values() { return [...this.entries()].map(([, v]) => v)[Symbol.iterator](); }
@@ -703,8 +703,10 @@
       hidden(this, '_mime', null);
       hidden(this, '_generation', 0);
       hidden(this, '_upload', new XMLHttpRequestUpload());
-      this.timeout = 0;
+      hidden(this, '_timeout', 0);
     }
+    get timeout() { return this._timeout; }
+    set timeout(ms) { this._timeout = Math.max(0, Math.trunc(Number(ms)) || 0); }
     get readyState() { return this._state; }
     get upload() { return this._upload; }
     get status() { return this._response && this._state >= 2 ? this._response.status : 0; }
@@ -829,6 +831,9 @@
   }
   Object.assign(XMLHttpRequest, { UNSENT: 0, OPENED: 1, HEADERS_RECEIVED: 2, LOADING: 3, DONE: 4 });
   defineHandlers(XMLHttpRequestEventTarget.prototype);
+  // `onreadystatechange` is the request's own handler, not its event target's.
+  Object.defineProperty(XMLHttpRequest.prototype, 'onreadystatechange', Object.getOwnPropertyDescriptor(XMLHttpRequestEventTarget.prototype, 'onreadystatechange'));
+  delete XMLHttpRequestEventTarget.prototype.onreadystatechange;
 
   // ---- XML and DOMParser ----------------------------------------------------
   // A small XML parser for what scripts parse (feeds, SVG, API answers):
@@ -981,44 +986,47 @@
       const port2 = new MessagePort();
       port1._other = port2;
       port2._other = port1;
-      Object.defineProperties(this, { port1: { value: port1, enumerable: true }, port2: { value: port2, enumerable: true } });
+      hidden(this, '_ports', [port1, port2]);
     }
+    get port1() { return this._ports[0]; }
+    get port2() { return this._ports[1]; }
   }
 
   // ---- FileReader -------------------------------------------------------------
   class FileReader extends EventTarget {
     constructor() {
       super();
-      this.readyState = 0;
-      this.result = null;
-      this.error = null;
+      hidden(this, '_reading', { readyState: 0, result: null, error: null });
     }
+    get readyState() { return this._reading.readyState; }
+    get result() { return this._reading.result; }
+    get error() { return this._reading.error; }
     _read(blob, as, encoding) {
       if (!(blob instanceof Blob)) throw new TypeError("Failed to execute 'read' on 'FileReader': parameter 1 is not of type 'Blob'.");
-      if (this.readyState === 1) throw new DOMException('The object is already busy reading Blobs.', 'InvalidStateError');
-      this.readyState = 1;
-      this.result = null;
+      if (this._reading.readyState === 1) throw new DOMException('The object is already busy reading Blobs.', 'InvalidStateError');
+      this._reading.readyState = 1;
+      this._reading.result = null;
       const bytes = blob._bytes;
       queueTask(() => {
         this.dispatchEvent(new ProgressEvent('loadstart', { lengthComputable: true, loaded: 0, total: bytes.length }));
         switch (as) {
-          case 'text': this.result = new g.TextDecoder(encoding || 'utf-8').decode(bytes); break;
-          case 'dataurl': this.result = `data:${blob.type || 'application/octet-stream'};base64,${btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''))}`; break;
-          case 'binary': this.result = Array.from(bytes, (b) => String.fromCharCode(b)).join(''); break;
-          default: this.result = bytes.slice().buffer; break;
+          case 'text': this._reading.result = new g.TextDecoder(encoding || 'utf-8').decode(bytes); break;
+          case 'dataurl': this._reading.result = `data:${blob.type || 'application/octet-stream'};base64,${btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''))}`; break;
+          case 'binary': this._reading.result = Array.from(bytes, (b) => String.fromCharCode(b)).join(''); break;
+          default: this._reading.result = bytes.slice().buffer; break;
         }
-        this.readyState = 2;
+        this._reading.readyState = 2;
         const done = { lengthComputable: true, loaded: bytes.length, total: bytes.length };
         this.dispatchEvent(new ProgressEvent('progress', done));
         this.dispatchEvent(new ProgressEvent('load', done));
         this.dispatchEvent(new ProgressEvent('loadend', done));
       });
     }
-    readAsText(blob, encoding) { this._read(blob, 'text', encoding); }
+    readAsText(blob, encoding = undefined) { this._read(blob, 'text', encoding); }
     readAsDataURL(blob) { this._read(blob, 'dataurl'); }
     readAsArrayBuffer(blob) { this._read(blob, 'buffer'); }
     readAsBinaryString(blob) { this._read(blob, 'binary'); }
-    abort() { this.readyState = 2; this.result = null; }
+    abort() { this._reading.readyState = 2; this._reading.result = null; }
   }
   Object.assign(FileReader, { EMPTY: 0, LOADING: 1, DONE: 2 });
   defineHandlers(FileReader.prototype);

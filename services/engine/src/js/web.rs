@@ -424,11 +424,11 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let clone = match &node.data {
                 NodeData::Element(el) => {
                     let (name, attrs) = (el.name.clone(), el.attrs().to_vec());
-                    doc.mutate().create_element(name, attrs)
+                    crate::mutation::mutate(doc).create_element(name, attrs)
                 }
                 NodeData::Text(text) => {
                     let text = text.content.clone();
-                    doc.mutate().create_text_node(&text)
+                    crate::mutation::mutate(doc).create_text_node(&text)
                 }
                 _ => return Ok(None),
             };
