@@ -16,6 +16,7 @@ mod harness;
 mod images;
 mod interaction;
 mod lifecycle;
+mod realworld;
 mod serve;
 mod sessions;
 mod state;

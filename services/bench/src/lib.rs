@@ -11,10 +11,11 @@ pub mod fleet;
 pub mod load;
 pub mod mcp;
 pub mod procmem;
+pub mod realworld;
 pub mod stats;
 pub mod suite;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -38,6 +39,17 @@ pub struct BenchConfig {
     /// Actions per session of the load test.
     #[arg(long, env = "FLEET_BENCH_ACTIONS", default_value_t = 20)]
     pub actions: usize,
+    /// Compare the engine with Chromium on the real-world corpus (every page of
+    /// tests/realworld/pages.json) instead of running the suite; exits non-zero
+    /// when a page fails or the mean text F1 is under the bar.
+    #[arg(long, env = "FLEET_BENCH_REALWORLD")]
+    pub realworld: bool,
+    /// With --realworld: only the pages `make test` checks.
+    #[arg(long, env = "FLEET_BENCH_REALWORLD_SUBSET")]
+    pub realworld_subset: bool,
+    /// With --realworld: the folder scripts/realworld.sh installed the pages into.
+    #[arg(long, env = "FLEET_REALWORLD_DIR")]
+    pub realworld_dir: Option<PathBuf>,
     /// Headless Chromium to compare with (default: Debian's /usr/bin/chromium).
     #[arg(long, env = "FLEET_BENCH_CHROMIUM")]
     pub chromium: Option<PathBuf>,
@@ -146,6 +158,9 @@ pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
         suite: None,
         load: None,
     };
+    if config.realworld {
+        return realworld_run(&config, &fleet).await;
+    }
     if config.load {
         let limit = Duration::from_secs(600);
         report.load = Some(load::run(&fleet, config.sessions, config.actions, limit).await?);
@@ -170,6 +185,51 @@ pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// `--realworld`: the corpus through a fleet of two workers and in Chromium,
+/// page by page; the table goes to stdout.
+async fn realworld_run(config: &BenchConfig, fleet: &fleet::FleetConfig) -> anyhow::Result<()> {
+    let pages_dir = match &config.realworld_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::home_dir()
+            .context("no home folder: pass --realworld-dir")?
+            .join(".cache/servo-fleet/realworld"),
+    };
+    let corpus = realworld::Corpus::open(Path::new("tests/realworld"), &pages_dir)?;
+    let pages = corpus.pages(config.realworld_subset);
+    let running = fleet::Fleet::start(fleet, 2).await?;
+    let chromium = chromium::Chromium::launch(chromium::LaunchOptions {
+        binary: config.chromium.clone(),
+        extra_args: vec!["--hide-scrollbars".into()],
+        ..chromium::LaunchOptions::default()
+    })
+    .await
+    .context("headless Chromium could not be started (scripts/chromium.sh installs it)")?;
+    let mcp = mcp::Mcp::connect(&running.gateway, &running.key).await?;
+    let verdicts = realworld::check(&corpus, &pages, &chromium, &mcp, |v| {
+        eprintln!(
+            "realworld: {} {}",
+            v.id,
+            if v.passed() { "ok" } else { "FAIL" }
+        );
+    })
+    .await;
+    if let Err(e) = chromium.close().await {
+        tracing::warn!(error = %e, "Chromium did not close cleanly");
+    }
+    running.stop().await;
+    let verdicts = verdicts?;
+    println!("{}", realworld::table(&verdicts));
+    if let Some(path) = &config.json {
+        std::fs::write(path, serde_json::to_string_pretty(&verdicts)? + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    anyhow::ensure!(
+        realworld::meets_the_bar(&verdicts),
+        "the engine differs from Chromium on the real-world corpus (the table is above)"
+    );
     Ok(())
 }
 
