@@ -89,11 +89,12 @@ case "$mode" in
     trap 'rm -rf "$ctx"' EXIT
     tag=localhost/servo-fleet:check
     $sudo buildah bud --quiet --pull=never --build-arg BASE_IMAGE="$base" \
-      -f "$dockerfile" --target prebuilt -t "$tag" "$ctx" >/dev/null
+      -f "$dockerfile" --target prebuilt -t "$tag" "$ctx" >"$cache/build.log" 2>&1 ||
+      { tail -30 "$cache/build.log" >&2; exit 1; }
     # The image as the chart runs it: its user, entrypoint, cache path and files.
-    config="$($sudo buildah inspect --format '{{.OCIv1.Config.User}} {{json .OCIv1.Config.Entrypoint}} {{json .OCIv1.Config.Env}}' "$tag")"
+    config="$($sudo buildah inspect --format '{{.OCIv1.Config.User}} {{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Env}}' "$tag")"
     case "$config" in
-      "10001:10001 [\"/usr/local/bin/servo-fleet\"] "*FLEET_ENGINE_CACHE_DIR=/var/cache/servo-fleet*) ;;
+      "10001:10001 [/usr/local/bin/servo-fleet] "*FLEET_ENGINE_CACHE_DIR=/var/cache/servo-fleet*) ;;
       *) echo "image: unexpected image config: $config" >&2; exit 1 ;;
     esac
     ctr="$($sudo buildah from --pull=never "$tag")"
