@@ -34,7 +34,7 @@ goldens: deps tests/corpus/vendor/node_modules
 # the Dockerfile) and, with the binary the tests use, the image's prebuilt target
 # built by Debian's buildah on a debootstrap base (scripts/image.sh check).
 test: deps services k8s-check tests/clients/ts/node_modules tests/corpus/vendor/node_modules
-	cargo test --no-fail-fast --no-run
+	cargo test --no-run
 	./scripts/image.sh check $(CARGO_TARGET_DIR)/debug/servo-fleet
 	cargo test --no-fail-fast
 
