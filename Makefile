@@ -3,9 +3,11 @@
 # the same machine reuses it; override CARGO_TARGET_DIR to put it elsewhere.
 CARGO_TARGET_DIR ?= $(HOME)/.cache/servo-fleet/target
 FLEET_ENGINE_CACHE_DIR ?= $(HOME)/.cache/servo-fleet/engine
-export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR
+# helm, kubectl and the Python chart checkers (scripts/k8s-tools.sh installs them).
+FLEET_K8S_TOOLS ?= $(HOME)/.cache/servo-fleet/k8s-tools
+export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR FLEET_K8S_TOOLS
 
-.PHONY: run test bench bench-quick load goldens deps services check
+.PHONY: run test bench bench-quick load goldens deps services check k8s-check image image-prebuilt
 
 run: deps
 	cargo run --release -- serve
@@ -28,8 +30,27 @@ load: deps services
 goldens: deps tests/corpus/vendor/node_modules
 	./scripts/goldens.sh
 
-test: deps services tests/clients/ts/node_modules tests/corpus/vendor/node_modules
+# Besides the Rust tests: the chart checks (lint, strict validation, policies,
+# the Dockerfile) and, with the binary the tests use, the image's prebuilt target
+# built by Debian's buildah on a debootstrap base (scripts/image.sh check).
+test: deps services k8s-check tests/clients/ts/node_modules tests/corpus/vendor/node_modules
+	cargo test --no-run
+	./scripts/image.sh check $(CARGO_TARGET_DIR)/debug/servo-fleet
 	cargo test --no-fail-fast
+
+# Lint, render, strictly validate and policy-check the Helm chart; lint the Dockerfile.
+k8s-check:
+	./scripts/k8s-check.sh
+
+# The image, compiled inside the build (needs a builder that can pull the Rust
+# and Debian base images): docker, podman or buildah, whichever is installed.
+image:
+	./scripts/image.sh source
+
+# The image around a release binary built here (the Dockerfile's prebuilt target).
+image-prebuilt: deps
+	cargo build --release --bin servo-fleet
+	./scripts/image.sh prebuilt $(CARGO_TARGET_DIR)/release/servo-fleet
 
 # The official MCP TypeScript SDK, for the test that drives the gateway with it.
 tests/clients/ts/node_modules: tests/clients/ts/package-lock.json

@@ -4,11 +4,13 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};
 use fleet_policy::PolicyConfig;
 use fleet_store::{Routing, SessionStore, StoreConfig, open_routing, open_store};
+use fleet_worker::deletion_cost::DeletionCost;
 use fleet_worker::{Backends, Worker, WorkerConfig};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -38,6 +40,9 @@ enum Command {
     Bench(fleet_bench::BenchConfig),
     /// Write the fidelity corpus's golden files from headless Chromium (scripts/goldens.sh).
     Goldens(fleet_bench::fidelity::GoldensConfig),
+    /// Check a running fleet end to end over MCP with an API key: open a session,
+    /// read its page back, close it (the chart's `helm test`).
+    Smoke(SmokeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -95,6 +100,17 @@ struct WorkerArgs {
 struct MigrateArgs {
     #[command(flatten)]
     store: StoreConfig,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SmokeArgs {
+    /// Base URL of the gateway, e.g. http://servo-fleet-gateway.fleet.svc:8788 (its
+    /// /mcp is called).
+    #[arg(long = "gateway-url", env = "FLEET_GATEWAY_URL")]
+    pub(crate) gateway_url: String,
+    /// The API key to call with (`servo-fleet keys create` prints one).
+    #[arg(long = "api-key", env = "FLEET_API_KEY", hide_env_values = true)]
+    pub(crate) api_key: String,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -194,7 +210,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 routing,
                 args.policy.policy(),
                 args.store.session_ttl_ms(),
-            );
+            )
+            .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs));
             let gateway = Gateway {
                 dispatcher,
                 auth: Auth::Keys(store),
@@ -202,22 +219,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             fleet_gateway::run(bind(args.listen).await?, gateway, shutdown_token()).await
         }
-        Command::Worker(args) => {
-            let (store, routing) = open_fleet_stores(&args.store).await?;
-            let listener = bind(args.listen).await?;
-            let backends = Backends {
-                store,
-                routing,
-                session_ttl_ms: args.store.session_ttl_ms(),
-            };
-            let worker = Worker::new(
-                args.worker,
-                args.policy.policy(),
-                backends,
-                listener.local_addr()?,
-            )?;
-            fleet_worker::run(listener, worker, shutdown_token()).await
-        }
+        Command::Worker(args) => worker(args).await,
         Command::Migrate(args) => {
             open_store(database_url(&args.store)?)
                 .await
@@ -230,6 +232,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             fleet_bench::run(config, binary).await
         }
         Command::Goldens(config) => fleet_bench::fidelity::goldens::run(config).await,
+        Command::Smoke(args) => crate::smoke::run(&args).await,
         Command::Keys(KeysCommand::Create { tenant, store }) => {
             if tenant.trim().is_empty() {
                 bail!("--tenant must not be empty");
@@ -246,6 +249,45 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// A worker, with its metrics port and its pod's deletion cost when configured;
+/// both end when the worker has drained.
+async fn worker(args: WorkerArgs) -> anyhow::Result<()> {
+    let (store, routing) = open_fleet_stores(&args.store).await?;
+    let listener = bind(args.listen).await?;
+    let metrics = match args.worker.metrics_listen {
+        Some(addr) => Some(bind(addr).await?),
+        None => None,
+    };
+    let deletion_cost = DeletionCost::from_config(&args.worker).await?;
+    let backends = Backends {
+        store,
+        routing,
+        session_ttl_ms: args.store.session_ttl_ms(),
+    };
+    let worker = Worker::new(
+        args.worker,
+        args.policy.policy(),
+        backends,
+        listener.local_addr()?,
+    )?;
+    let done = CancellationToken::new();
+    if let Some(l) = metrics {
+        let done = done.clone();
+        tokio::spawn(async move {
+            if let Err(e) = fleet_worker::metrics_port::serve(l, done).await {
+                tracing::error!(error = %e, "the metrics port stopped");
+            }
+        });
+    }
+    if let Some(updater) = deletion_cost {
+        let w = worker.clone();
+        tokio::spawn(updater.run(move || w.info().live_sessions, done.clone()));
+    }
+    let served = fleet_worker::run(listener, worker, shutdown_token()).await;
+    done.cancel();
+    served
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
@@ -286,7 +328,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         backends,
         worker_listener.local_addr()?,
     )?;
-    let dispatcher = Dispatcher::new(store, routing, policy, args.store.session_ttl_ms());
+    let dispatcher = Dispatcher::new(store, routing, policy, args.store.session_ttl_ms())
+        .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs));
     let gateway = Gateway {
         dispatcher,
         auth: auth.clone(),

@@ -696,9 +696,15 @@ async fn capabilities_name_checks_that_exist() {
         .clone();
     assert!(caps.len() >= 20, "{out:#}");
     let root = env!("CARGO_MANIFEST_DIR");
+    // The test modules, and those of module directories (tests/e2e/chart/).
     let tests: String = std::fs::read_dir(format!("{root}/tests/e2e"))
         .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .flat_map(|p| match std::fs::read_dir(&p) {
+            Ok(dir) => dir.map(|e| e.unwrap().path()).collect(),
+            Err(_) => vec![p],
+        })
+        .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     for cap in &caps {
         let (name, support, reason) = (

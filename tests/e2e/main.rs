@@ -7,6 +7,7 @@ mod auth;
 mod bad_input;
 mod bench;
 mod browsing;
+mod chart;
 mod engine_state;
 mod fidelity;
 mod fleet;

@@ -1,5 +1,8 @@
 //! The gateway's configuration: one clap struct; every flag also reads `FLEET_*`.
 
+/// Seconds a session no worker had room for counts as pending demand.
+pub const DEFAULT_PENDING_WINDOW_SECS: u64 = 30;
+
 /// Settings of a gateway, shared by `servo-fleet gateway` and `servo-fleet serve`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GatewayConfig {
@@ -30,4 +33,13 @@ pub struct GatewayConfig {
         default_value_t = 300
     )]
     pub expiry_sweep_secs: u64,
+
+    /// Seconds a session that no worker had room for counts as pending in
+    /// `/scaling` (the demand an autoscaler such as KEDA adds workers for).
+    #[arg(
+        long = "pending-window-secs",
+        env = "FLEET_PENDING_WINDOW_SECS",
+        default_value_t = DEFAULT_PENDING_WINDOW_SECS
+    )]
+    pub pending_window_secs: u64,
 }

@@ -65,6 +65,7 @@ pub struct Dispatcher {
     routing: Arc<dyn Routing>,
     policy: NetPolicy,
     session_ttl_ms: i64,
+    pending_window: std::time::Duration,
     channels: Arc<Mutex<HashMap<String, Channel>>>,
 }
 
@@ -378,7 +379,33 @@ impl Dispatcher {
             routing,
             policy,
             session_ttl_ms,
+            pending_window: std::time::Duration::from_secs(
+                crate::config::DEFAULT_PENDING_WINDOW_SECS,
+            ),
             channels: Arc::default(),
+        }
+    }
+
+    /// How long a session no worker had room for counts as pending.
+    pub fn with_pending_window(mut self, window: std::time::Duration) -> Self {
+        self.pending_window = window;
+        self
+    }
+
+    /// The routing store (for the scaling report).
+    pub fn routing(&self) -> &Arc<dyn Routing> {
+        &self.routing
+    }
+
+    /// Records a session no worker had room for as demand the fleet could not
+    /// meet; a failure to record it never fails the call.
+    async fn note_unplaced(&self, session_id: &str) {
+        if let Err(e) = self
+            .routing
+            .note_pending(session_id, self.pending_window)
+            .await
+        {
+            tracing::warn!(error = %e, "could not record a pending session");
         }
     }
 
@@ -507,12 +534,13 @@ impl Dispatcher {
         viewport: Option<pb::Viewport>,
         action: pb::Action,
     ) -> Result<ActionOutput, ActionError> {
-        let worker = take_worker(workers).ok_or_else(|| {
-            fail(
+        let Some(worker) = take_worker(workers) else {
+            self.note_unplaced(id).await;
+            return Err(fail(
                 ErrorCode::Unavailable,
                 "no worker has room for a new session; try again shortly",
-            )
-        })?;
+            ));
+        };
         let worker = &worker;
         let viewport = viewport.unwrap_or(DEFAULT_VIEWPORT);
         self.store
@@ -579,12 +607,13 @@ impl Dispatcher {
             (Some(w), Some(r)) => (w, r.epoch),
             _ => {
                 // No owner, or the owner is gone: restore on the least-loaded worker.
-                let w = take_worker(workers).ok_or_else(|| {
-                    fail(
+                let Some(w) = take_worker(workers) else {
+                    self.note_unplaced(id).await;
+                    return Err(fail(
                         ErrorCode::Unavailable,
                         "no worker has room to restore the session; try again shortly",
-                    )
-                })?;
+                    ));
+                };
                 let r = self
                     .routing
                     .claim(id, &w.id, row.epoch)
@@ -675,12 +704,13 @@ impl Dispatcher {
                 exclude(workers, &worker.id);
             }
         }
-        let other = take_worker(workers).ok_or_else(|| {
-            fail(
+        let Some(other) = take_worker(workers) else {
+            self.note_unplaced(&req.session_id).await;
+            return Err(fail(
                 ErrorCode::Unavailable,
                 "no worker could take the session; try again shortly",
-            )
-        })?;
+            ));
+        };
         let route = self
             .routing
             .claim(&req.session_id, &other.id, floor)

@@ -1,7 +1,8 @@
 //! fleet-gateway is the fleet's stateless front door. It owns authentication
 //! ([`auth`]), the MCP tools ([`mcp`]) and the gRPC Browser API ([`grpc`]) — two
 //! faces of one [`dispatch::Dispatcher`] that validates calls and routes each
-//! action to the worker that owns its session — and the HTTP stack they share.
+//! action to the worker that owns its session — the autoscaling report
+//! ([`scaling`]) and the HTTP stack they share.
 
 pub mod auth;
 pub mod config;
@@ -9,6 +10,7 @@ pub mod dispatch;
 pub mod error;
 pub mod grpc;
 pub mod mcp;
+pub mod scaling;
 
 use axum::serve::ListenerExt as _;
 use std::sync::Arc;
@@ -92,6 +94,7 @@ impl Gateway {
                 }),
             )
             .merge(fleet_telemetry::router())
+            .merge(scaling::router(self.dispatcher.clone()))
             .merge(self.layers(protected))
     }
 

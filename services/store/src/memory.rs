@@ -19,6 +19,7 @@ pub struct MemoryRouting {
 struct Inner {
     routes: HashMap<String, Route>,
     workers: HashMap<String, (WorkerInfo, Instant)>,
+    pending: HashMap<String, Instant>,
 }
 
 impl MemoryRouting {
@@ -94,6 +95,20 @@ impl Routing for MemoryRouting {
     async fn ping(&self) -> Result<(), StoreError> {
         Ok(())
     }
+
+    async fn note_pending(&self, session_id: &str, hold: Duration) -> Result<(), StoreError> {
+        self.lock()
+            .pending
+            .insert(session_id.to_owned(), Instant::now() + hold);
+        Ok(())
+    }
+
+    async fn pending(&self) -> Result<u32, StoreError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        inner.pending.retain(|_, until| *until > now);
+        Ok(u32::try_from(inner.pending.len()).unwrap_or(u32::MAX))
+    }
 }
 
 #[cfg(test)]
@@ -114,5 +129,14 @@ mod tests {
         assert!(r.release("s", "w2", 6).await.unwrap());
         assert_eq!(r.route("s").await.unwrap(), None);
         assert_eq!(r.claim("s", "w1", 0).await.unwrap().epoch, 7);
+    }
+
+    #[tokio::test]
+    async fn a_pending_session_counts_once_and_stops_counting_after_its_hold() {
+        let r = MemoryRouting::default();
+        r.note_pending("a", Duration::from_secs(60)).await.unwrap();
+        r.note_pending("a", Duration::from_secs(60)).await.unwrap();
+        r.note_pending("b", Duration::ZERO).await.unwrap();
+        assert_eq!(r.pending().await.unwrap(), 1);
     }
 }

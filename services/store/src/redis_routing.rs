@@ -1,6 +1,7 @@
 //! Redis routing for a fleet. `route:{session}` is a hash `{worker, epoch}` changed
 //! only by Lua scripts, so a claim's read-increment-write is atomic; the registry is
-//! `worker:{id}` (JSON, expiring) plus a `workers` sorted set scored by expiry.
+//! `worker:{id}` (JSON, expiring) plus a `workers` sorted set scored by expiry;
+//! pending demand is the `pending` sorted set of session IDs scored by expiry.
 
 use std::time::Duration;
 
@@ -35,6 +36,9 @@ pub struct RedisRouting {
     claim: redis::Script,
     release: redis::Script,
 }
+
+/// The sorted set of pending session IDs, scored by when they stop counting.
+const PENDING: &str = "pending";
 
 fn route_key(session_id: &str) -> String {
     format!("route:{session_id}")
@@ -166,6 +170,24 @@ impl Routing for RedisRouting {
         let _: String = redis::cmd("PING").query_async(&mut conn).await?;
         Ok(())
     }
+
+    async fn note_pending(&self, session_id: &str, hold: Duration) -> Result<(), StoreError> {
+        let until = now_millis() + i64::try_from(hold.as_millis()).unwrap_or(i64::MAX / 2);
+        let mut conn = self.conn.clone();
+        let _: () = conn.zadd(PENDING, session_id, until).await?;
+        Ok(())
+    }
+
+    async fn pending(&self) -> Result<u32, StoreError> {
+        let mut conn = self.conn.clone();
+        let (_, n): (i64, u32) = redis::pipe()
+            .atomic()
+            .zrembyscore(PENDING, "-inf", now_millis())
+            .zcard(PENDING)
+            .query_async(&mut conn)
+            .await?;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -226,5 +248,31 @@ mod tests {
         );
         r.forget(&session).await.unwrap();
         assert_eq!(r.route(&session).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn pending_sessions_count_once_each_until_their_hold_passes() {
+        let r = redis().await;
+        let mut conn = r.conn.clone();
+        let _: () = conn.del(PENDING).await.unwrap();
+        let (a, b) = (
+            uuid::Uuid::new_v4().to_string(),
+            uuid::Uuid::new_v4().to_string(),
+        );
+        r.note_pending(&a, Duration::from_secs(60)).await.unwrap();
+        r.note_pending(&a, Duration::from_secs(60)).await.unwrap();
+        r.note_pending(&b, Duration::from_millis(1)).await.unwrap();
+        // b's hold passes at once; a's lasts a minute and counts once.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while r.pending().await.unwrap() != 1 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "b never stopped counting"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let left: Vec<String> = conn.zrange(PENDING, 0, -1).await.unwrap();
+        assert_eq!(left, vec![a]);
+        let _: () = conn.del(PENDING).await.unwrap();
     }
 }

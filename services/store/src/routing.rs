@@ -53,4 +53,10 @@ pub trait Routing: Send + Sync {
     async fn forget(&self, session_id: &str) -> Result<(), StoreError>;
     /// Checks the backend answers.
     async fn ping(&self) -> Result<(), StoreError>;
+    /// Counts a session that no worker had room for as pending demand until
+    /// `hold` has passed; noting the same session again restarts its hold. Every
+    /// gateway notes into the same set, so any one reports the fleet's demand.
+    async fn note_pending(&self, session_id: &str, hold: Duration) -> Result<(), StoreError>;
+    /// Sessions noted pending whose hold has not passed.
+    async fn pending(&self) -> Result<u32, StoreError>;
 }

@@ -1,5 +1,6 @@
 //! The worker's configuration: one clap struct; every flag also reads `FLEET_*`.
 
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 /// Settings of a worker, shared by `servo-fleet worker` and `servo-fleet serve`.
@@ -10,9 +11,19 @@ pub struct WorkerConfig {
     pub worker_id: Option<String>,
 
     /// Address gateways dial to reach this worker (default: http:// plus the listen
-    /// address).
+    /// address, or --advertise-ip with the listen port).
     #[arg(long, env = "FLEET_ADVERTISE")]
     pub advertise: Option<String>,
+
+    /// IP address gateways dial, with the listen port, when --advertise is not
+    /// given (in Kubernetes: the pod IP from the downward API; IPv6 works too).
+    #[arg(long = "advertise-ip", env = "FLEET_ADVERTISE_IP")]
+    pub advertise_ip: Option<IpAddr>,
+
+    /// Also serve `/metrics` on this address, apart from the gRPC port, so a
+    /// network policy can let Prometheus scrape without reaching gRPC.
+    #[arg(long = "metrics-listen", env = "FLEET_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
 
     /// Most sessions held in memory at once; new sessions beyond it are refused.
     #[arg(long, env = "FLEET_CAPACITY", default_value_t = 64)]
@@ -60,6 +71,30 @@ pub struct WorkerConfig {
     /// functions, so `perf record -p <pid>` profiles show where guest time goes.
     #[arg(long = "perf-map", env = "FLEET_PERF_MAP")]
     pub perf_map: bool,
+
+    /// Name of this worker's Kubernetes pod. With --pod-namespace, the worker keeps
+    /// the pod's `controller.kubernetes.io/pod-deletion-cost` annotation equal to
+    /// its live sessions, so scale-down removes the emptiest workers first.
+    #[arg(long = "pod-name", env = "FLEET_POD_NAME", requires = "pod_namespace")]
+    pub pod_name: Option<String>,
+
+    /// Namespace of this worker's Kubernetes pod.
+    #[arg(
+        long = "pod-namespace",
+        env = "FLEET_POD_NAMESPACE",
+        requires = "pod_name"
+    )]
+    pub pod_namespace: Option<String>,
+
+    /// Least seconds between two updates of the pod-deletion-cost annotation; a
+    /// failed update waits twice as long each time, up to five minutes.
+    #[arg(
+        long = "deletion-cost-secs",
+        env = "FLEET_DELETION_COST_SECS",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u64).range(1..=3600)
+    )]
+    pub deletion_cost_secs: u64,
 }
 
 impl WorkerConfig {

@@ -1,11 +1,14 @@
 //! fleet-worker runs browser sessions. It owns the wasmtime host of the engine
 //! component ([`host`]), the network policy of every page request ([`net`]), the
 //! live sessions with their fencing and checkpoints ([`sessions`]), and the gRPC and
-//! HTTP faces of a worker pod: `fleet.v1.Worker`, gRPC health, `/healthz`, `/readyz`.
+//! HTTP faces of a worker pod: `fleet.v1.Worker`, gRPC health, `/healthz`, `/readyz`,
+//! a separate metrics port ([`metrics_port`]) and its pod's deletion cost ([`deletion_cost`]).
 
 pub mod checkpoint;
 pub mod config;
+pub mod deletion_cost;
 pub mod host;
+pub mod metrics_port;
 pub mod net;
 pub mod service;
 pub mod sessions;
@@ -70,9 +73,12 @@ impl Worker {
             format!("{host}-{}", &uuid::Uuid::new_v4().simple().to_string()[..8])
         });
         let mut config = config;
+        let dial = config
+            .advertise_ip
+            .map_or(listen, |ip| std::net::SocketAddr::new(ip, listen.port()));
         config
             .advertise
-            .get_or_insert_with(|| format!("http://{listen}"));
+            .get_or_insert_with(|| format!("http://{dial}"));
         config.worker_id = Some(worker_id.clone());
         let sessions = Sessions::new(
             worker_id,
