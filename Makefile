@@ -7,7 +7,7 @@ FLEET_ENGINE_CACHE_DIR ?= $(HOME)/.cache/servo-fleet/engine
 FLEET_K8S_TOOLS ?= $(HOME)/.cache/servo-fleet/k8s-tools
 export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR FLEET_K8S_TOOLS
 
-.PHONY: run test bench bench-quick load goldens deps services check k8s-check image image-prebuilt
+.PHONY: run test bench bench-quick load realworld realworld-pages goldens deps services check k8s-check image image-prebuilt
 
 run: deps
 	cargo run --release -- serve
@@ -25,6 +25,16 @@ bench-quick: deps services
 load: deps services
 	cargo run --release -- bench --load
 
+# The engine against headless Chromium on every page of the real-world corpus
+# (tests/realworld), page by page; `make test` checks its subset.
+realworld: deps services realworld-pages
+	cargo run --release -- bench --realworld
+
+# Chromium, and the pinned Debian and npm packages the real-world pages come from.
+realworld-pages:
+	./scripts/chromium.sh
+	./scripts/realworld.sh
+
 # Rewrites tests/corpus/golden/*.json from headless Chromium after a corpus page
 # changed (commit them with the page); `make test` compares the engine with them.
 goldens: deps tests/corpus/vendor/node_modules
@@ -33,7 +43,7 @@ goldens: deps tests/corpus/vendor/node_modules
 # Besides the Rust tests: the chart checks (lint, strict validation, policies,
 # the Dockerfile) and, with the binary the tests use, the image's prebuilt target
 # built by Debian's buildah on a debootstrap base (scripts/image.sh check).
-test: deps services k8s-check tests/clients/ts/node_modules tests/corpus/vendor/node_modules
+test: deps services k8s-check realworld-pages tests/clients/ts/node_modules tests/corpus/vendor/node_modules
 	cargo test --no-run
 	./scripts/image.sh check $(CARGO_TARGET_DIR)/debug/servo-fleet
 	cargo test --no-fail-fast
