@@ -74,9 +74,13 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "dom.style-and-layout",
         implemented: true,
-        gaps: "getComputedStyle resolves sizes, margins and paddings from layout and gives Stylo's computed values for the rest; of transforms, only translations move boxes",
+        gaps: "getComputedStyle resolves sizes, margins and paddings from layout and gives Stylo's computed values for the rest; of transforms, only translations move boxes; stylesheets follow the media of their <link>/<style> (a print sheet stays off screen); CSS animations and transitions do not run, but an element with an animationstart listener gets the event once it is rendered with an animation-name",
         what: "",
-        checks: &["layout"],
+        checks: &[
+            "layout",
+            "stylesheets",
+            "real_world_pages_read_as_in_chromium",
+        ],
     },
     Feature {
         name: "dom.mutation-observer",
@@ -300,23 +304,37 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "workers",
         implemented: false,
-        gaps: "Worker, SharedWorker and service workers are not defined (one JavaScript thread per tab)",
+        gaps: "Worker, SharedWorker and service workers are not defined (one JavaScript thread per tab): a page that needs one takes its own fallback path, if it has one (MkDocs' search does, and its fallback fails as it would in any browser without workers)",
         what: "",
         checks: &[],
     },
     Feature {
         name: "frames",
         implemented: true,
-        gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames, but as static documents: their scripts do not run, and contentWindow/contentDocument are null",
+        gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames, but as static documents: their scripts do not run; for a same-origin frame window.frames[i], contentWindow and contentDocument give an inert copy of its document, whose changes are not shown",
         what: "",
-        checks: &["frames_are_read_as_their_own_documents"],
+        checks: &["frames_are_read_as_their_own_documents", "natives"],
     },
     Feature {
-        name: "canvas-webgl-media",
+        name: "canvas",
+        implemented: true,
+        gaps: "getContext('2d') keeps the context's state (styles, transforms stack, line dash, text metrics from the font size) but draws nothing: a screenshot shows the canvas empty and getImageData reads transparent pixels; no WebGL",
+        what: "",
+        checks: &["natives", "real_world_pages_read_as_in_chromium"],
+    },
+    Feature {
+        name: "media",
         implemented: false,
-        gaps: "canvas getContext returns null; no audio or video",
+        gaps: "no audio or video playback (the elements exist, with their attributes)",
         what: "",
         checks: &[],
+    },
+    Feature {
+        name: "compat.feature-detection",
+        implemented: true,
+        gaps: "built-ins look as in Chromium (Function.prototype.toString prints [native code]; WebIDL names, lengths and property descriptors; members on their interfaces' prototypes; Symbol.toStringTag), except that NodeList and HTMLCollection are Array subclasses (Array.isArray is true, length is an array's own property)",
+        what: "",
+        checks: &["natives", "real_world_pages_read_as_in_chromium"],
     },
 ];
 

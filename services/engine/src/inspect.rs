@@ -349,6 +349,10 @@ fn walk_text(
                 }
                 return;
             }
+            // Its children are Blitz's painted label (see `anonymous`).
+            if tag == "input" {
+                return;
+            }
             let styles = node.primary_styles();
             let display = styles.as_ref().map(|s| s.clone_display());
             let visible = styles.as_ref().map_or(inherited.visible, |s| {

@@ -16,6 +16,7 @@ mod bindings {
 }
 
 mod a11y;
+mod anonymous;
 mod capabilities;
 mod charset;
 mod fonts;
@@ -24,6 +25,7 @@ mod indexeddb;
 mod input;
 mod inspect;
 mod js;
+mod media;
 mod mutation;
 mod navigation;
 mod net;

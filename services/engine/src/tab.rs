@@ -26,7 +26,7 @@ use crate::bindings::exports::fleet::engine::page::{
 };
 use crate::navigation::{Commit, History, Pending, Request};
 use crate::net::GuestNetProvider;
-use crate::{a11y, charset, fonts, forms, inspect, js, net, readable, render};
+use crate::{a11y, charset, fonts, forms, inspect, js, media, net, readable, render};
 
 /// The URL given to inline HTML documents (`source::html`).
 pub(crate) const INLINE_URL: &str = "https://inline.servo-fleet.invalid/";
@@ -88,6 +88,8 @@ pub(crate) struct Tab {
     /// viewport to the style device only in a full `resolve`, so styles that
     /// depend on it (media queries, `vw`) need one before they can be read.
     device_changed: bool,
+    /// What `media::apply` saw last.
+    media_seen: media::Seen,
 }
 
 impl Tab {
@@ -111,6 +113,7 @@ impl Tab {
             dialogs: Vec::new(),
             settle: Settle::Settled,
             device_changed: false,
+            media_seen: None,
         }
     }
 
@@ -147,10 +150,13 @@ impl Tab {
     pub fn resolve(&mut self) {
         self.device_changed = false;
         let net = self.net.clone();
+        let mut seen = self.media_seen.take();
         let doc = self.document();
         forms::sync_option_states(doc);
         for _ in 0..MAX_RESOLVE_PASSES {
             let before = net.completed();
+            doc.handle_messages();
+            media::apply(doc, &mut seen);
             doc.resolve(0.0);
             if net.completed() == before {
                 break;
@@ -162,6 +168,7 @@ impl Tab {
         if scroll != Point::ZERO {
             scroll_root_to(doc, scroll.x, scroll.y);
         }
+        self.media_seen = seen;
     }
 
     /// Bring computed styles up to date without laying out: enough to read the
@@ -174,20 +181,23 @@ impl Tab {
             return self.resolve();
         }
         let net = self.net.clone();
+        let mut seen = self.media_seen.take();
         let doc = self.document();
         for _ in 0..MAX_RESOLVE_PASSES {
             let before = net.completed();
             doc.handle_messages();
+            media::apply(doc, &mut seen);
             // What `resolve` checks first: Blitz styles from the root element,
             // and not while render-blocking stylesheets are still loading.
             if doc.try_root_element().is_none() || doc.has_pending_critical_resources() {
-                return;
+                break;
             }
             doc.resolve_stylist(0.0);
             if net.completed() == before {
                 break;
             }
         }
+        self.media_seen = seen;
     }
 
     /// The viewport's scroll position in CSS pixels, within the current layout.

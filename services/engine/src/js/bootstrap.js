@@ -194,6 +194,7 @@
     if (list.some((l) => l.fn === fn && l.capture === capture)) return;
     const entry = { fn, capture, once: !!(options && options.once), passive: !!(options && options.passive), removed: false };
     list.push(entry);
+    if (type === 'animationstart' && this instanceof Element) watchAnimation(this);
     const signal = options && options.signal;
     if (signal && typeof signal.addEventListener === 'function') {
       if (signal.aborted) { list.pop(); return; }
@@ -444,7 +445,11 @@
     get isConnected() { return native.isConnected(this[ID]); }
     get parentNode() { return wrap(native.parent(this[ID])); }
     get parentElement() { const p = this.parentNode; return p && p.nodeType === 1 ? p : null; }
-    get childNodes() { return nodeList(native.childNodes(this[ID])); }
+    get childNodes() {
+      let list = childLists.get(this);
+      if (!list) { const id = this[ID]; list = liveCollection(() => native.childNodes(id), NodeList.prototype); childLists.set(this, list); }
+      return list;
+    }
     get firstChild() { return wrap(native.firstChild(this[ID])); }
     get lastChild() { return wrap(native.lastChild(this[ID])); }
     get nextSibling() { return wrap(native.nextSibling(this[ID])); }
@@ -452,11 +457,11 @@
     get textContent() { return this === document ? null : native.textContent(this[ID]); }
     set textContent(v) {
       if (this === document) return;
-      const removed = mutationObservers.length && this.nodeType === 1 ? this.childNodes : null;
+      const removed = mutationObservers.length && this.nodeType === 1 ? kids(this) : null;
       retainWrapped();
       native.setTextContent(this[ID], toText(v));
       if (mutationObservers.length) {
-        if (this.nodeType === 1) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: this.childNodes });
+        if (this.nodeType === 1) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: kids(this) });
         else queueMutation(this, { type: 'characterData' });
       }
     }
@@ -467,7 +472,7 @@
     appendChild(child) { return this.insertBefore(child, null); }
     insertBefore(child, ref) {
       const refId = ref == null ? null : idOf(ref);
-      const moved = child instanceof DocumentFragment ? child.childNodes : [child];
+      const moved = child instanceof DocumentFragment ? kids(child) : [child];
       for (const node of moved) {
         const from = node.parentNode;
         if (from && mutationObservers.length) queueMutation(from, { type: 'childList', removedNodes: [node] });
@@ -495,7 +500,7 @@
     cloneNode(deep = false) {
       if (this instanceof DocumentFragment) {
         const copy = document.createDocumentFragment();
-        if (deep) for (const c of this.childNodes) copy.appendChild(c.cloneNode(true));
+        if (deep) for (const c of kids(this)) copy.appendChild(c.cloneNode(true));
         return copy;
       }
       if (this === document) throw new DOMException('Cloning the document is not supported', 'NotSupportedError');
@@ -509,6 +514,12 @@
     lookupNamespaceURI(prefix) { return prefix === null || prefix === undefined || prefix === '' ? (this.nodeType === 1 ? this.namespaceURI : null) : null; }
     getRootNode() { let n = this; while (n.parentNode) n = n.parentNode; return n; }
   }
+  Object.assign(Node, {
+    ELEMENT_NODE: 1, ATTRIBUTE_NODE: 2, TEXT_NODE: 3, CDATA_SECTION_NODE: 4, ENTITY_REFERENCE_NODE: 5, ENTITY_NODE: 6,
+    PROCESSING_INSTRUCTION_NODE: 7, COMMENT_NODE: 8, DOCUMENT_NODE: 9, DOCUMENT_TYPE_NODE: 10, DOCUMENT_FRAGMENT_NODE: 11,
+    NOTATION_NODE: 12, DOCUMENT_POSITION_DISCONNECTED: 1, DOCUMENT_POSITION_PRECEDING: 2, DOCUMENT_POSITION_FOLLOWING: 4,
+    DOCUMENT_POSITION_CONTAINS: 8, DOCUMENT_POSITION_CONTAINED_BY: 16, DOCUMENT_POSITION_IMPLEMENTATION_SPECIFIC: 32,
+  });
   // Void elements (no end tag), for document.write's balance check.
   const VOID = 'area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr';
   const toNode = (n) => (n instanceof Node ? n : document.createTextNode(toText(n)));
@@ -521,7 +532,11 @@
     replaceWith(...nodes) { const p = this.parentNode; if (!p) return; this.before(...nodes); this.remove(); },
   };
   const parentNodeMixin = {
-    get children() { return nodeList(native.children(this[ID]), HTMLCollection.prototype); },
+    get children() {
+      let list = childrenLists.get(this);
+      if (!list) { const id = this[ID]; list = liveCollection(() => native.children(id)); childrenLists.set(this, list); }
+      return list;
+    },
     get childElementCount() { return native.children(this[ID]).length; },
     get firstElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[0]) : null; },
     get lastElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[c.length - 1]) : null; },
@@ -632,30 +647,35 @@
   // HTMLCollection reflects the tree at the time of each access.
   // A live collection runs its query again only when the tree changed since
   // the last read (the native mutation count), so a loop over it reads one
-  // list, as in a browser.
-  const liveCollection = (ids) => {
+  // list, as in a browser. Its methods run on the collection itself: an
+  // array method such as `forEach` reads the length once and each index as
+  // the tree is then, as a browser's does on a live NodeList.
+  const liveCollection = (ids, proto = HTMLCollection.prototype) => {
     let version = -1;
     let list = [];
     const now = () => {
       const v = native.domVersion();
-      if (v !== version) { version = v; list = ids().map(wrap); }
+      if (v !== version) { version = v; list = ids().map(wrap).filter((n) => n !== null); }
       return list;
     };
-    return new Proxy([], {
-      get(_, key) {
-        const items = now();
-        if (key === 'length') return items.length;
-        if (key === 'item') return (i) => items[i] || null;
-        if (key === 'namedItem') return (n) => items.find((el) => el.id === n || el.getAttribute('name') === n) || null;
-        if (typeof key === 'string' && /^\d+$/.test(key)) return items[Number(key)];
-        const v = Reflect.get(items, key, items);
-        return typeof v === 'function' ? v.bind(items) : v;
+    return new Proxy(Object.setPrototypeOf([], proto), {
+      get(target, key, receiver) {
+        if (key === 'length') return now().length;
+        if (typeof key === 'string' && /^(0|[1-9]\d*)$/.test(key)) return now()[Number(key)];
+        return Reflect.get(target, key, receiver);
       },
-      has(_, key) { return key in now(); },
+      has(target, key) { return key in now() || key in target; },
       ownKeys() { return Reflect.ownKeys(now()); },
       getOwnPropertyDescriptor(_, key) { return Reflect.getOwnPropertyDescriptor(now(), key); },
     });
   };
+  // A node's own childNodes and children lists, kept, so that
+  // `el.childNodes === el.childNodes` as in browsers.
+  const childLists = new WeakMap();
+  const childrenLists = new WeakMap();
+  // The prelude's own walks read a snapshot of a node's children: moving
+  // nodes while iterating a live list would skip some.
+  const kids = (n) => (n instanceof InertDocument ? n.childNodes : nodeList(native.childNodes(n[ID])));
 
   class Element extends Node {
     get tagName() { return this.nodeName; }
@@ -675,6 +695,8 @@
     get attributes() {
       const list = native.attributeNames(this[ID]).map((name) => new Attr(this, name));
       Object.setPrototypeOf(list, NamedNodeMap.prototype);
+      // Attributes by name too (`el.attributes['data-x'].value`), unenumerable as in browsers.
+      for (const attr of list) if (!(attr.name in list)) hidden(list, attr.name, attr);
       return list;
     }
     setAttribute(name, value) {
@@ -708,14 +730,14 @@
     closest(selector) { return wrap(native.closest(this[ID], String(selector))); }
     get innerHTML() { return native.innerHTML(this[ID]); }
     set innerHTML(html) {
-      const removed = mutationObservers.length ? this.childNodes : null;
+      const removed = mutationObservers.length ? kids(this) : null;
       const wasConnected = customDefinitions.size > 0 && this.isConnected;
-      if (wasConnected) for (const c of this.children) disconnected(c);
+      if (wasConnected) for (const c of nodeList(native.children(this[ID]))) disconnected(c);
       retainWrapped(); native.setInnerHTML(this[ID], toText(html));
       // Scripts parsed by innerHTML never run.
       if (native.querySelector(this[ID], 'script') !== null) this.querySelectorAll('script').forEach((sc) => startedScripts.add(sc));
-      if (wasConnected) for (const c of this.children) connected(c);
-      if (mutationObservers.length) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: this.childNodes });
+      if (wasConnected) for (const c of nodeList(native.children(this[ID]))) connected(c);
+      if (mutationObservers.length) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: kids(this) });
     }
     get outerHTML() { return native.outerHTML(this[ID]); }
     set outerHTML(html) {
@@ -724,14 +746,14 @@
       const holder = document.createElement('div');
       holder.innerHTML = toText(html);
       const fragment = document.createDocumentFragment();
-      fragment.append(...holder.childNodes);
+      fragment.append(...kids(holder));
       parent.replaceChild(fragment, this);
     }
     insertAdjacentHTML(position, html) {
       const holder = document.createElement('div');
       holder.innerHTML = toText(html);
       const fragment = document.createDocumentFragment();
-      fragment.append(...holder.childNodes);
+      fragment.append(...kids(holder));
       this.insertAdjacentElement(position, fragment);
     }
     insertAdjacentElement(position, el) {
@@ -1473,7 +1495,7 @@
     try {
       const holder = document.createElement('div');
       holder.innerHTML = html;
-      const nodes = [...holder.childNodes];
+      const nodes = [...kids(holder)];
       if (!nodes.length) return;
       const fragment = document.createDocumentFragment();
       fragment.append(...nodes);
@@ -2317,8 +2339,8 @@
   // Boundary points, text, contents and fragments of a Range; its boxes are
   // those of the element around its start (layout has no inline fragments
   // to offer here).
-  const nodeLength = (n) => (n.nodeType === 3 || n.nodeType === 8 ? n.textContent.length : n.childNodes.length);
-  const indexIn = (n) => { const p = n.parentNode; return p ? p.childNodes.indexOf(n) : 0; };
+  const nodeLength = (n) => (n.nodeType === 3 || n.nodeType === 8 ? n.textContent.length : kids(n).length);
+  const indexIn = (n) => { const p = n.parentNode; return p ? kids(p).indexOf(n) : 0; };
   // The position of boundary point (a, aOffset) relative to (b, bOffset):
   // -1 before, 0 equal, 1 after (the DOM standard's algorithm).
   const comparePoints = (a, aOffset, b, bOffset) => {
@@ -2380,7 +2402,7 @@
       const holder = document.createElement('div');
       holder.innerHTML = toText(html);
       const fragment = document.createDocumentFragment();
-      fragment.append(...holder.childNodes);
+      fragment.append(...kids(holder));
       return fragment;
     }
     cloneContents() {
@@ -2391,7 +2413,7 @@
       }
       const parent = this.commonAncestorContainer;
       if (this.startContainer === parent && this.endContainer === parent) {
-        for (const c of parent.childNodes.slice(this.startOffset, this.endOffset)) fragment.appendChild(c.cloneNode(true));
+        for (const c of kids(parent).slice(this.startOffset, this.endOffset)) fragment.appendChild(c.cloneNode(true));
         return fragment;
       }
       fragment.appendChild(document.createTextNode(this.toString()));
@@ -2400,7 +2422,7 @@
     deleteContents() {
       const parent = this.commonAncestorContainer;
       if (this.startContainer === parent && this.endContainer === parent && parent.nodeType !== 3) {
-        for (const c of parent.childNodes.slice(this.startOffset, this.endOffset)) parent.removeChild(c);
+        for (const c of kids(parent).slice(this.startOffset, this.endOffset)) parent.removeChild(c);
       } else {
         for (const [n, from, to] of this._texts()) n.textContent = n.textContent.slice(0, from) + n.textContent.slice(to);
       }
@@ -2413,7 +2435,7 @@
         const rest = c.splitText(this.startOffset);
         c.parentNode.insertBefore(node, rest);
       } else {
-        c.insertBefore(node, c.childNodes[this.startOffset] || null);
+        c.insertBefore(node, kids(c)[this.startOffset] || null);
       }
     }
     surroundContents(parent) { const f = this.extractContents(); parent.appendChild(f); this.insertNode(parent); this.selectNode(parent); }
@@ -2423,7 +2445,7 @@
     }
     isPointInRange(node, offset) { return comparePoints(node, offset, this.startContainer, this.startOffset) >= 0 && comparePoints(node, offset, this.endContainer, this.endOffset) <= 0; }
     intersectsNode(n) { const r = this.commonAncestorContainer; return r === n || r.contains(n) || n.contains(r); }
-    _element() { const c = this.startContainer; return c.nodeType === 1 ? (c.childNodes[this.startOffset] && c.childNodes[this.startOffset].nodeType === 1 ? c.childNodes[this.startOffset] : c) : c.parentElement; }
+    _element() { const c = this.startContainer; const at = c.nodeType === 1 ? kids(c)[this.startOffset] : null; return c.nodeType === 1 ? (at && at.nodeType === 1 ? at : c) : c.parentElement; }
     getBoundingClientRect() { const el = this._element(); return el && el.getBoundingClientRect ? el.getBoundingClientRect() : { x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0 }; }
     getClientRects() { const el = this._element(); return el && el.getClientRects ? el.getClientRects() : []; }
   }
@@ -2814,6 +2836,35 @@
       try { fn(now); } catch (e) { reportError(e); }
     }
   };
+  // CSS animations do not run here, but their `animationstart` is how
+  // libraries learn that an element was rendered (the "detect node
+  // insertion" idiom: Chart.js builds its size monitor on it). An element
+  // that gets an `animationstart` listener is looked at in the next frame:
+  // once rendered with an animation-name, it gets the event for each name,
+  // once, as a browser starting those animations would fire it.
+  const animationWatch = new Set();
+  const animationsStarted = new WeakMap();
+  let animationTimer = 0;
+  const startAnimations = () => {
+    animationTimer = 0;
+    const watched = [...animationWatch];
+    animationWatch.clear();
+    for (const el of watched) {
+      if (!el.isConnected || native.computedStyle(el[ID], 'display') === 'none') continue;
+      const names = toText(native.computedStyle(el[ID], 'animation-name')).split(',').map((n) => n.trim()).filter((n) => n && n !== 'none');
+      let started = animationsStarted.get(el);
+      if (!started) { started = new Set(); animationsStarted.set(el, started); }
+      for (const name of names) {
+        if (started.has(name)) continue;
+        started.add(name);
+        try { el.dispatchEvent(new AnimationEvent('animationstart', { animationName: name, bubbles: true })); } catch (e) { reportError(e); }
+      }
+    }
+  };
+  const watchAnimation = (el) => {
+    animationWatch.add(el);
+    if (!animationTimer) animationTimer = addTimer(startAnimations, 16, [], false);
+  };
   const requestAnimationFrame = (fn) => {
     if (typeof fn !== 'function') throw new TypeError("Failed to execute 'requestAnimationFrame' on 'Window': The callback provided as parameter 1 is not a function.");
     const id = ++frameSeq;
@@ -3154,6 +3205,14 @@
     watchModule(evaluation, name) { evaluation.then(undefined, (e) => reportError(e, name)); },
     fireLoad() {
       document.dispatchEvent(new Event('DOMContentLoaded', { bubbles: true }));
+      // The document's stylesheets were all fetched while it was parsed: each
+      // `<link rel=stylesheet>` gets its `load` before the window's, which the
+      // "load CSS without blocking" idiom (media=print, then onload sets
+      // media=all) relies on.
+      for (const id of native.querySelectorAll(document[ID], 'link[rel~="stylesheet" i][href]')) {
+        const link = wrap(id);
+        if (link) link.dispatchEvent(new Event('load'));
+      }
       readyState = 'complete';
       document.dispatchEvent(new Event('readystatechange'));
       const load = new Event('load');
@@ -3185,7 +3244,7 @@
       fragmentNavigation, focusElement, isFocusable, clone, selectionOf, setSelection, caretAtEnd, queueSelect, SELECTION_TYPES, uncheckGroup, formOf, FORM_CONTROLS,
       MouseEvent, KeyboardEvent, InputEvent, FocusEvent, SubmitEvent, ProgressEvent, WheelEvent, PointerEvent,
       InertDocument, inertHtml,
-      HTMLFormElement, HTMLElement, HTMLInputElement, defineHandlers,
+      HTMLFormElement, HTMLElement, HTMLInputElement, HTMLCanvasElement, defineHandlers,
       getActiveElement: () => (activeElement && activeElement.isConnected ? activeElement : null),
       setActivation: (fn) => { activation = fn; },
       addTaskSource: (source) => { taskSources.push(source); },

@@ -6,7 +6,7 @@
 //! JavaScript prelude (`bootstrap.js`) that builds `window`, `document`,
 //! elements, events, timers, `location`, `console` and `localStorage` on them;
 //! `indexeddb.js` adds IndexedDB on top of the prelude, `web.js` the network
-//! and platform objects, `input.js` what a user's input does and `intl.js`
+//! and platform objects, `canvas.js` a 2D context without pixels, `input.js` what a user's input does and `intl.js`
 //! Intl. The preludes are
 //! compiled once per instance and kept as bytecode for later realms.
 //!
@@ -50,6 +50,8 @@ const BOOTSTRAP: &str = include_str!("bootstrap.js");
 const INDEXEDDB: &str = include_str!("indexeddb.js");
 /// Network (fetch, XHR), encodings, crypto, forms data, history, dialogs.
 const WEB: &str = include_str!("web.js");
+/// A 2D canvas context that keeps its state and draws nothing.
+const CANVAS: &str = include_str!("canvas.js");
 /// User input: trusted events and the default actions they trigger.
 const INPUT: &str = include_str!("input.js");
 /// Intl (QuickJS has none) and the toLocaleString methods built on it.
@@ -236,6 +238,10 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
             .call::<_, ()>((native.clone(), internals.clone()))
             .catch(&ctx)
             .map_err(|e| format!("the web prelude failed: {}", describe(&e)))?;
+        prelude(CANVAS, "canvas.js")?
+            .call::<_, ()>((internals.clone(),))
+            .catch(&ctx)
+            .map_err(|e| format!("the canvas prelude failed: {}", describe(&e)))?;
         // The input prelude adds its hooks (`userClick`, ...) to the engine's.
         prelude(INPUT, "input.js")?
             .call::<_, ()>((native, internals.clone(), hooks.clone()))

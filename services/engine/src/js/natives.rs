@@ -22,7 +22,7 @@ mod tree;
 use url::Url;
 
 use crate::tab::{MAX_TEXT_CHARS, Tab};
-use crate::{indexeddb, inspect, serialize, storage, tab};
+use crate::{anonymous, indexeddb, inspect, serialize, storage, tab};
 
 /// `innerText` of one element is read in full by scripts, up to this cap.
 const MAX_INNER_TEXT_CHARS: usize = 50 * MAX_TEXT_CHARS;
@@ -391,7 +391,13 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
         with_doc(&ctx, |doc| {
             Ok(doc
                 .get_node(to_id(id))
-                .map(|n| n.children.iter().copied().map(from_id).collect())
+                .map(|n| {
+                    anonymous::dom_children(n)
+                        .iter()
+                        .copied()
+                        .map(from_id)
+                        .collect()
+                })
                 .unwrap_or_default())
         })
     });
@@ -400,8 +406,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
             let Some(node) = doc.get_node(to_id(id)) else {
                 return Ok(Vec::new());
             };
-            Ok(node
-                .children
+            Ok(anonymous::dom_children(node)
                 .iter()
                 .copied()
                 .filter(|c| is_element(doc, *c))
@@ -416,7 +421,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
             Ok(doc.get_node(to_id(id)).and_then(|n| match &n.data {
                 NodeData::Document(_) => None,
                 NodeData::Comment { contents } => Some(contents.clone()),
-                _ => Some(n.text_content()),
+                _ => Some(anonymous::text_content(doc, n.id)),
             }))
         })
     });
@@ -507,6 +512,8 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
                 Some(before) => mutator.insert_nodes_before(before, &[child]),
                 None => mutator.append_children(parent, &[child]),
             }
+            drop(mutator);
+            anonymous::drop_stale(doc, child);
             Ok(())
         })
     });

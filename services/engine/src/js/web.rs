@@ -341,9 +341,15 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(longhand) = property.longhand_id() else {
                 return Ok(None);
             };
-            Ok(node.primary_styles().map(|styles| {
-                styles.computed_value_to_string(PropertyDeclarationId::Longhand(longhand))
-            }))
+            let id = PropertyDeclarationId::Longhand(longhand);
+            if let Some(styles) = node.primary_styles() {
+                return Ok(Some(styles.computed_value_to_string(id)));
+            }
+            // Inside a `display: none` subtree the style traversal stores no
+            // style; the computed values exist all the same, resolved on demand.
+            Ok(doc
+                .resolve_undisplayed_style(node.id)
+                .map(|styles| styles.computed_value_to_string(id)))
         })
     });
     // The laid-out box of an element: [width, height (border box), padding

@@ -99,6 +99,11 @@
     shaped.add(I);
     const proto = I.prototype;
     if (!hasOwn(proto, Symbol.toStringTag)) defineProperty(proto, Symbol.toStringTag, { value: name, configurable: true });
+    // An interface's constants are on its prototype too (`node.TEXT_NODE`).
+    for (const key of getOwnPropertyNames(I)) {
+      const d = getOwnPropertyDescriptor(I, key);
+      if (isConstant(key, d) && !hasOwn(proto, key)) defineProperty(proto, key, { value: d.value, enumerable: true });
+    }
     shapeMembers(proto, { isStatic: false, iface: name });
     shapeMembers(I, { isStatic: true, iface: name });
     lengthOf(I, name);

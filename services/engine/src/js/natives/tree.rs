@@ -8,7 +8,7 @@ use blitz_dom::{BaseDocument, NodeId, ns};
 use rquickjs::{Ctx, Function, Object, Result, Value};
 
 use super::{from_id, to_id, with_doc};
-use crate::mutation;
+use crate::{anonymous, mutation};
 
 /// `Node.compareDocumentPosition` bits.
 const DISCONNECTED: u32 = 1;
@@ -70,7 +70,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         with_doc(&ctx, |doc| {
             Ok(doc
                 .get_node(to_id(id))
-                .and_then(|n| n.children.first().copied())
+                .and_then(|n| anonymous::dom_children(n).first().copied())
                 .map(from_id))
         })
     });
@@ -80,7 +80,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         with_doc(&ctx, |doc| {
             Ok(doc
                 .get_node(to_id(id))
-                .and_then(|n| n.children.last().copied())
+                .and_then(|n| anonymous::dom_children(n).last().copied())
                 .map(from_id))
         })
     });
@@ -108,7 +108,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
 /// The sibling `step` (±1) places from `id`.
 fn sibling(doc: &BaseDocument, id: NodeId, step: isize) -> Option<NodeId> {
     let parent = doc.get_node(id)?.parent?;
-    let siblings = &doc.get_node(parent)?.children;
+    let siblings = anonymous::dom_children(doc.get_node(parent)?);
     let at = siblings.iter().position(|c| *c == id)?;
     siblings.get(at.checked_add_signed(step)?).copied()
 }
