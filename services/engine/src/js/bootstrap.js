@@ -464,6 +464,7 @@
         if (this.nodeType === 1) queueMutation(this, { type: 'childList', removedNodes: removed, addedNodes: kids(this) });
         else queueMutation(this, { type: 'characterData' });
       }
+      if (this.localName === 'script' && this.isConnected) runInsertedScript(this);
     }
     get nodeValue() { return this.nodeType === 3 || this.nodeType === 8 ? this.textContent : null; }
     set nodeValue(v) { if (this.nodeType === 3 || this.nodeType === 8) this.textContent = v; }
@@ -481,6 +482,8 @@
       if (mutationObservers.length && moved.length) queueMutation(this, { type: 'childList', addedNodes: moved.slice(), nextSibling: ref == null ? null : ref });
       // Scripts inserted into the document run now (inline) or once fetched;
       // custom elements in it are upgraded or told they are connected.
+      // Text put into a connected script that had none starts it.
+      if (this.localName === 'script' && this.isConnected) runInsertedScript(this);
       for (const node of moved) {
         if (node.nodeType !== 1 || !node.isConnected) continue;
         if (node.localName === 'script') runInsertedScript(node);
@@ -650,6 +653,12 @@
   // list, as in a browser. Its methods run on the collection itself: an
   // array method such as `forEach` reads the length once and each index as
   // the tree is then, as a browser's does on a live NodeList.
+  // Whether a property key is an array index ("0", "17", not "01"). No
+  // regular expression: page scripts read RegExp.$1 after their own match,
+  // and an index read in between (`list[i].src.match(re); RegExp.$2`) must
+  // not replace it.
+  const isIndex = (key) => typeof key === 'string' && key !== '' && key.length < 16
+    && (key === '0' || (key.charCodeAt(0) > 48 && key.charCodeAt(0) <= 57)) && String(Number(key)) === key;
   const liveCollection = (ids, proto = HTMLCollection.prototype) => {
     let version = -1;
     let list = [];
@@ -661,7 +670,7 @@
     return new Proxy(Object.setPrototypeOf([], proto), {
       get(target, key, receiver) {
         if (key === 'length') return now().length;
-        if (typeof key === 'string' && /^(0|[1-9]\d*)$/.test(key)) return now()[Number(key)];
+        if (isIndex(key)) return now()[Number(key)];
         return Reflect.get(target, key, receiver);
       },
       has(target, key) { return key in now() || key in target; },
@@ -705,6 +714,7 @@
       native.setAttribute(this[ID], String(name), String(value));
       if (mutationObservers.length) queueMutation(this, { type: 'attributes', attributeName: String(name).toLowerCase(), oldValue: old });
       if (observed) reaction(this, 'attributeChangedCallback', String(name).toLowerCase(), old, String(value));
+      if (this.localName === 'script' && String(name).toLowerCase() === 'src' && this.isConnected) runInsertedScript(this);
     }
     removeAttribute(name) {
       if (!this.hasAttribute(name)) return;
@@ -887,7 +897,7 @@
   const declarationProxy = (decl) => new Proxy(Object.defineProperty(Object.create(CSSStyleDeclaration.prototype), DECL, { value: decl }), {
     get(target, key, receiver) {
       if (typeof key !== 'string' || key in target) return Reflect.get(target, key, receiver);
-      if (/^(0|[1-9]\d*)$/.test(key)) return decl.names()[Number(key)];
+      if (isIndex(key)) return decl.names()[Number(key)];
       return decl.read(key === 'cssFloat' ? 'float' : kebab(key));
     },
     set(target, key, value, receiver) {
@@ -1438,6 +1448,9 @@
   // then `load` (or `error`) fires at the element.
   const runInsertedScript = (script, blocking = false) => {
     if (startedScripts.has(script)) return;
+    // A script with neither `src` nor text is not started: it runs when
+    // one arrives (Sphinx's search appends an empty script, then sets src).
+    if (!script.hasAttribute('src') && script.textContent === '') return;
     startedScripts.add(script);
     const type = toText(script.getAttribute('type')).trim().toLowerCase();
     if (type === 'module') { runInsertedModule(script); return; }
@@ -3149,7 +3162,7 @@
   // out: ids are a hash lookup.)
   const namedElement = (key) => {
     if (typeof key !== 'string' || key === '') return undefined;
-    if (/^(0|[1-9]\d*)$/.test(key)) { const frame = frameElements()[Number(key)]; return frame ? frameWindow(frame) || undefined : undefined; }
+    if (isIndex(key)) { const frame = frameElements()[Number(key)]; return frame ? frameWindow(frame) || undefined : undefined; }
     return document.getElementById(key) || undefined;
   };
   Object.defineProperty(Window.prototype, Symbol.toStringTag, { value: 'Window', configurable: true });

@@ -6,8 +6,8 @@
 //! JavaScript prelude (`bootstrap.js`) that builds `window`, `document`,
 //! elements, events, timers, `location`, `console` and `localStorage` on them;
 //! `indexeddb.js` adds IndexedDB on top of the prelude, `web.js` the network
-//! and platform objects, `canvas.js` a 2D context without pixels, `input.js` what a user's input does and `intl.js`
-//! Intl. The preludes are
+//! and platform objects, `canvas.js` a 2D context without pixels, `input.js` what a user's input does, `intl.js`
+//! Intl and `regexp.js` RegExp's legacy statics. The preludes are
 //! compiled once per instance and kept as bytecode for later realms.
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
@@ -54,6 +54,8 @@ const WEB: &str = include_str!("web.js");
 const CANVAS: &str = include_str!("canvas.js");
 /// User input: trusted events and the default actions they trigger.
 const INPUT: &str = include_str!("input.js");
+/// RegExp's legacy statics (`RegExp.$1`, `lastMatch`, ...), which QuickJS lacks.
+const REGEXP: &str = include_str!("regexp.js");
 /// Intl (QuickJS has none) and the toLocaleString methods built on it.
 const INTL: &str = include_str!("intl.js");
 /// Last: gives every interface the other preludes built the shape WebIDL
@@ -251,6 +253,10 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
             .call::<_, ()>((internals.clone(),))
             .catch(&ctx)
             .map_err(|e| format!("the Intl prelude failed: {}", describe(&e)))?;
+        prelude(REGEXP, "regexp.js")?
+            .call::<_, ()>(())
+            .catch(&ctx)
+            .map_err(|e| format!("the RegExp prelude failed: {}", describe(&e)))?;
         prelude(WEBIDL, "webidl.js")?
             .call::<_, ()>((internals,))
             .catch(&ctx)

@@ -3,7 +3,7 @@
 //! import, `document.cookie`, navigation and history, dialogs, focus,
 //! computed style, node cloning, text encodings and randomness.
 
-use blitz_dom::node::NodeData;
+use blitz_dom::node::{NodeData, SpecialElementData};
 use rquickjs::function::Opt;
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Result, TypedArray};
 use style::context::QuirksMode;
@@ -11,6 +11,7 @@ use style::parser::ParserContext;
 use style::properties::{
     PropertyDeclaration, PropertyDeclarationId, PropertyId, SourcePropertyDeclaration,
 };
+use style::shared_lock::ToCssWithGuard as _;
 use style::stylesheets::{CssRuleType, Origin, UrlExtraData};
 use style_traits::ParsingMode;
 use url::Url;
@@ -319,6 +320,32 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     });
 
     // --- style ---
+    // The rules of the stylesheet an element (`<style>`, `<link>`) gives the
+    // document, each serialized by Stylo; null when it gives none (yet).
+    def!("sheetRules", |ctx: Ctx<'js>,
+                        id: f64|
+     -> Result<Option<Vec<String>>> {
+        with_doc(&ctx, |doc| {
+            let Some(node) = live(doc, id).and_then(|id| doc.get_node(id)) else {
+                return Ok(None);
+            };
+            let Some(SpecialElementData::Stylesheet(sheet)) =
+                node.element_data().map(|el| &el.special_data)
+            else {
+                return Ok(None);
+            };
+            let guard = doc.guard().read();
+            let contents = sheet.0.contents.read_with(&guard);
+            let rules = contents.rules.read_with(&guard);
+            Ok(Some(
+                rules
+                    .0
+                    .iter()
+                    .map(|rule| rule.to_css_string(&guard).to_string())
+                    .collect(),
+            ))
+        })
+    });
     // `CSS.supports(property, value)`: whether Stylo parses the declaration.
     def!("cssSupports", |name: String, value: String| -> bool {
         declaration_parses(name.trim(), &value)
