@@ -74,11 +74,12 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "dom.style-and-layout",
         implemented: true,
-        gaps: "getComputedStyle resolves sizes, margins and paddings from layout and gives Stylo's computed values for the rest; of transforms, only translations move boxes; stylesheets follow the media of their <link>/<style> (a print sheet stays off screen); CSS animations and transitions do not run, but an element with an animationstart listener gets the event once it is rendered with an animation-name",
+        gaps: "getComputedStyle resolves sizes, margins and paddings from layout and gives Stylo's computed values for the rest; of transforms, only translations move boxes; stylesheets follow the media of their <link>/<style> (a print sheet stays off screen); CSS animations and transitions do not run, but an element with an animationstart listener gets the event once it is rendered with an animation-name; document.styleSheets and element.sheet list each sheet's rules as parsed (read-only: no insertRule or deleteRule)",
         what: "",
         checks: &[
             "layout",
             "stylesheets",
+            "compat",
             "real_world_pages_read_as_in_chromium",
         ],
     },
@@ -118,9 +119,9 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "scripts.classic",
         implemented: true,
-        gaps: "the document is parsed whole before its scripts run: a blocking script sees only what precedes it (the rest is detached while it runs); document.write during parsing writes at the script, but after the load it appends to <body> instead of replacing the document",
+        gaps: "the document is parsed whole before its scripts run: a blocking script sees only what precedes it (the rest is detached while it runs); document.write during parsing writes at the script, but after the load it appends to <body> instead of replacing the document; RegExp's legacy statics ($1-$9, lastMatch, ...) are kept as in browsers",
         what: "",
-        checks: &["scripts"],
+        checks: &["scripts", "compat"],
     },
     Feature {
         name: "scripts.modules",
