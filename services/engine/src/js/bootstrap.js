@@ -3191,6 +3191,13 @@
     startLoad() {
       readyState = 'loading';
       for (const sc of document.querySelectorAll('script')) { parserScripts.add(sc); startedScripts.add(sc); }
+      // Blitz parses as a browser without scripts would, making elements of
+      // what <noscript> holds; a browser that runs scripts keeps it as text,
+      // so scripts never find those elements (Sphinx's search page checks
+      // for its no-JavaScript notice by id).
+      for (const ns of document.querySelectorAll('noscript')) {
+        if (native.children(ns[ID]).length) ns.textContent = ns.innerHTML;
+      }
     },
     // The parser is done (all of it happens before the first script here).
     parsed() {
