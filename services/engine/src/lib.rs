@@ -19,6 +19,7 @@ mod a11y;
 mod anonymous;
 mod capabilities;
 mod charset;
+mod cssparse;
 mod fonts;
 mod forms;
 mod indexeddb;

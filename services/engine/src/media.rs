@@ -12,14 +12,12 @@
 
 use blitz_dom::node::SpecialElementData;
 use blitz_dom::{BaseDocument, local_name};
-use style::context::QuirksMode;
 use style::media_queries::MediaList;
-use style::parser::ParserContext;
 use style::servo_arc::Arc;
-use style::stylesheets::{CssRuleType, Origin, UrlExtraData};
-use style_traits::{ParsingMode, ToCss as _};
+use style::stylesheets::{CssRuleType, UrlExtraData};
+use style_traits::ToCss as _;
 
-use crate::mutation;
+use crate::{cssparse, mutation};
 
 /// What [`apply`] saw last: the tree's mutation count and the number of
 /// author stylesheets. Equal means nothing it reads can have changed.
@@ -72,16 +70,6 @@ fn parse(text: &str, url_data: &UrlExtraData) -> MediaList {
     if text.is_empty() {
         return MediaList::empty();
     }
-    let mut context = ParserContext::new(
-        Origin::Author,
-        url_data,
-        Some(CssRuleType::Media),
-        ParsingMode::DEFAULT,
-        QuirksMode::NoQuirks,
-        Default::default(),
-        None,
-        None,
-        Default::default(),
-    );
+    let mut context = cssparse::author_context(url_data, CssRuleType::Media);
     MediaList::parse(&mut context, &mut cssparser::Parser::new(text))
 }

@@ -6,20 +6,17 @@
 use blitz_dom::node::{NodeData, SpecialElementData};
 use rquickjs::function::Opt;
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Result, TypedArray};
-use style::context::QuirksMode;
-use style::parser::ParserContext;
 use style::properties::{
     PropertyDeclaration, PropertyDeclarationId, PropertyId, SourcePropertyDeclaration,
 };
 use style::shared_lock::ToCssWithGuard as _;
-use style::stylesheets::{CssRuleType, Origin, UrlExtraData};
-use style_traits::ParsingMode;
+use style::stylesheets::{CssRuleType, UrlExtraData};
 use url::Url;
 
 use super::natives::{from_id, live, with_doc, with_tab};
 use crate::bindings::fleet::engine::network;
 use crate::navigation::{Pending, Request};
-use crate::{inspect, net};
+use crate::{cssparse, inspect, net};
 
 /// Largest `history.state` once serialized: states stay in the tab's memory
 /// for every history entry.
@@ -41,17 +38,7 @@ fn declaration_parses(name: &str, value: &str) -> bool {
         return false;
     };
     let url_data = UrlExtraData(style::servo_arc::Arc::new(url));
-    let context = ParserContext::new(
-        Origin::Author,
-        &url_data,
-        Some(CssRuleType::Style),
-        ParsingMode::DEFAULT,
-        QuirksMode::NoQuirks,
-        Default::default(),
-        None,
-        None,
-        Default::default(),
-    );
+    let context = cssparse::author_context(&url_data, CssRuleType::Style);
     let Ok(property) = PropertyId::parse(name, &context) else {
         return false;
     };
