@@ -19,7 +19,10 @@
 //! `make test` checks the `subset` pages (the e2e test `realworld`);
 //! `servo-fleet bench --realworld` checks all of them.
 
+mod known;
 pub mod server;
+
+pub use known::KnownDifference;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -79,15 +82,6 @@ pub struct PageSpec {
     /// longer seen fails it, so the list stays true.
     #[serde(default)]
     pub known_differences: Vec<KnownDifference>,
-}
-
-/// One understood difference of a page (see [`PageSpec::known_differences`]).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct KnownDifference {
-    /// How the difference's line in the report starts.
-    pub difference: String,
-    /// Why the engine differs there.
-    pub why: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -386,30 +380,7 @@ pub fn judge(page: &PageSpec, chromium: Reading, engine: Result<Reading, String>
             }
         }
     }
-    let (known, mut failures): (Vec<String>, Vec<String>) = failures.into_iter().partition(|f| {
-        page.known_differences
-            .iter()
-            .any(|k| f.starts_with(&k.difference))
-    });
-    let known = known
-        .into_iter()
-        .map(|f| {
-            let why = page
-                .known_differences
-                .iter()
-                .find(|k| f.starts_with(&k.difference))
-                .map_or("", |k| k.why.as_str());
-            format!("{f}\n      known: {why}")
-        })
-        .collect::<Vec<_>>();
-    for k in &page.known_differences {
-        if !known.iter().any(|f| f.starts_with(&k.difference)) {
-            failures.push(format!(
-                "a known difference is no longer seen (take it out of pages.json): {}",
-                k.difference
-            ));
-        }
-    }
+    let (failures, known) = known::sort_out(&page.known_differences, failures);
     Verdict {
         id: page.id.clone(),
         kind: page.kind.clone(),
