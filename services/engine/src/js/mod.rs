@@ -6,7 +6,7 @@
 //! JavaScript prelude (`bootstrap.js`) that builds `window`, `document`,
 //! elements, events, timers, `location`, `console` and `localStorage` on them;
 //! `indexeddb.js` adds IndexedDB on top of the prelude, `web.js` the network
-//! and platform objects, `canvas.js` a 2D context without pixels, `input.js` what a user's input does, `intl.js`
+//! and platform objects, `cssom.js` the style sheets read-only, `canvas.js` a 2D context without pixels, `input.js` what a user's input does, `intl.js`
 //! Intl and `regexp.js` RegExp's legacy statics. The preludes are
 //! compiled once per instance and kept as bytecode for later realms.
 //!
@@ -54,6 +54,8 @@ const WEB: &str = include_str!("web.js");
 const CANVAS: &str = include_str!("canvas.js");
 /// User input: trusted events and the default actions they trigger.
 const INPUT: &str = include_str!("input.js");
+/// The document's style sheets as scripts read them (read-only CSSOM).
+const CSSOM: &str = include_str!("cssom.js");
 /// RegExp's legacy statics (`RegExp.$1`, `lastMatch`, ...), which QuickJS lacks.
 const REGEXP: &str = include_str!("regexp.js");
 /// Intl (QuickJS has none) and the toLocaleString methods built on it.
@@ -240,6 +242,10 @@ fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
             .call::<_, ()>((native.clone(), internals.clone()))
             .catch(&ctx)
             .map_err(|e| format!("the web prelude failed: {}", describe(&e)))?;
+        prelude(CSSOM, "cssom.js")?
+            .call::<_, ()>((native.clone(), internals.clone()))
+            .catch(&ctx)
+            .map_err(|e| format!("the CSSOM prelude failed: {}", describe(&e)))?;
         prelude(CANVAS, "canvas.js")?
             .call::<_, ()>((internals.clone(),))
             .catch(&ctx)

@@ -333,6 +333,15 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             ))
         })
     });
+    // Whether an element (`<style>`, `<link>`) gives the document a stylesheet.
+    def!("hasSheet", |ctx: Ctx<'js>, id: f64| -> Result<bool> {
+        with_doc(&ctx, |doc| {
+            Ok(live(doc, id)
+                .and_then(|id| doc.get_node(id))
+                .and_then(|n| n.element_data())
+                .is_some_and(|el| matches!(el.special_data, SpecialElementData::Stylesheet(_))))
+        })
+    });
     // `CSS.supports(property, value)`: whether Stylo parses the declaration.
     def!("cssSupports", |name: String, value: String| -> bool {
         declaration_parses(name.trim(), &value)
