@@ -12,6 +12,15 @@ pub struct StoreConfig {
     #[arg(long = "redis-url", env = "FLEET_REDIS_URL")]
     pub redis_url: Option<String>,
 
+    /// Prefix of every Redis key this fleet writes, so one Redis can serve
+    /// several fleets (e.g. `prod:`, `staging:`); empty by default.
+    #[arg(
+        long = "redis-key-prefix",
+        env = "FLEET_REDIS_KEY_PREFIX",
+        default_value = ""
+    )]
+    pub redis_key_prefix: String,
+
     /// Days an unused session is kept before it expires.
     #[arg(
         long = "session-ttl-days",

@@ -29,7 +29,42 @@ pub enum StoreError {
     /// Redis failed.
     #[error("redis: {0}")]
     Redis(#[from] redis::RedisError),
+    /// A store setting is not valid; the message names it.
+    #[error("{0}")]
+    InvalidConfig(String),
     /// Stored bytes could not be decoded.
     #[error("corrupt record: {0}")]
     Corrupt(String),
+    /// The backend cannot be reached now (an outage, or its circuit is open
+    /// after one): the call did not reach it, so a retry later may succeed.
+    #[error("{0} is unavailable")]
+    Unavailable(&'static str),
+}
+
+impl StoreError {
+    /// Whether this error means the backend could not be reached, as opposed to
+    /// a logical failure (a stale epoch, a constraint, a corrupt record) that a
+    /// retry would only repeat.
+    pub fn is_outage(&self) -> bool {
+        match self {
+            Self::Unavailable(_) => true,
+            Self::Database(e) => matches!(
+                e,
+                sqlx::Error::Io(_)
+                    | sqlx::Error::Tls(_)
+                    | sqlx::Error::Protocol(_)
+                    | sqlx::Error::PoolTimedOut
+                    | sqlx::Error::PoolClosed
+                    | sqlx::Error::WorkerCrashed
+            ),
+            Self::Redis(e) => {
+                e.is_io_error()
+                    || e.is_connection_refusal()
+                    || e.is_connection_dropped()
+                    || e.is_timeout()
+                    || e.is_unrecoverable_error()
+            }
+            _ => false,
+        }
+    }
 }

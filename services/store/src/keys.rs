@@ -4,8 +4,20 @@
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
-/// Prefix that makes keys recognisable in logs and secret scanners.
-const PREFIX: &str = "sfk_";
+/// Prefix that makes keys recognisable in logs and secret scanners (and tells
+/// them from JWTs).
+pub const KEY_MARKER: &str = "sfk_";
+const PREFIX: &str = KEY_MARKER;
+
+/// Characters of a key shown in listings and named by `revoke`/`rotate`: the
+/// `sfk_` marker and 8 hex digits (32 random bits), enough to tell a tenant's
+/// keys apart, useless as a secret.
+pub const KEY_PREFIX_CHARS: usize = 12;
+
+/// The listed prefix of a key.
+pub fn key_prefix(key: &str) -> String {
+    key.chars().take(KEY_PREFIX_CHARS).collect()
+}
 
 /// A fresh random API key.
 pub fn generate_key() -> String {

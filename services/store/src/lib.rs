@@ -8,15 +8,23 @@
 
 mod config;
 mod error;
+mod guard;
+mod key_admin;
 mod keys;
+mod limiter;
 mod memory;
+mod redis_limiter;
 mod redis_routing;
 mod routing;
 mod sql;
+mod tenant_limits;
 
 pub use config::StoreConfig;
 pub use error::StoreError;
-pub use keys::{generate_key, hash_key};
+pub use guard::{Breaker, GuardedLimiter, GuardedRouting, GuardedStore, PROBE_INTERVAL, Probe};
+pub use key_admin::{KeyInfo, KeyStatus};
+pub use keys::{KEY_MARKER, KEY_PREFIX_CHARS, generate_key, hash_key, key_prefix};
+pub use limiter::{Limiter, MemoryLimiter};
 pub use memory::MemoryRouting;
 pub use redis_routing::RedisRouting;
 pub use routing::{Route, Routing, WorkerInfo};
@@ -24,22 +32,41 @@ pub use sql::{
     CheckpointWrite, NewKey, Part, SessionRow, SessionStore, SqlStore, StoredCheckpoint, Tenant,
     content_hash, now_millis,
 };
+pub use tenant_limits::TenantLimits;
 
 use std::sync::Arc;
 
-/// Opens the SQL store named by `url` (`postgres://…` or `sqlite://…`) and applies
-/// its migrations.
+/// Opens the SQL store named by `url` (`postgres://…` or `sqlite://…`), applies
+/// its migrations, and guards it against outages ([`GuardedStore`]).
 pub async fn open_store(url: &str) -> Result<Arc<dyn SessionStore>, StoreError> {
     let store = SqlStore::connect(url).await?;
     store.migrate().await?;
-    Ok(Arc::new(store))
+    let backend = if url.starts_with("sqlite:") {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    Ok(Arc::new(GuardedStore::new(Arc::new(store), backend)))
 }
 
-/// Opens the routing backend: `redis://…` for a fleet, `memory:` for one process.
-pub async fn open_routing(url: &str) -> Result<Arc<dyn Routing>, StoreError> {
+/// Opens the routing backend: `redis://…` for a fleet (guarded against outages,
+/// its keys under `key_prefix`), `memory:` for one process.
+pub async fn open_routing(url: &str, key_prefix: &str) -> Result<Arc<dyn Routing>, StoreError> {
     if url == "memory:" || url.is_empty() {
         Ok(Arc::new(MemoryRouting::default()))
     } else {
-        Ok(Arc::new(RedisRouting::connect(url).await?))
+        let redis = RedisRouting::connect(url, key_prefix).await?;
+        Ok(Arc::new(GuardedRouting::new(Arc::new(redis), "redis")))
+    }
+}
+
+/// Opens the counters of tenant limits: in Redis for a fleet (guarded against
+/// outages, under `key_prefix`), in memory for one process.
+pub async fn open_limiter(url: &str, key_prefix: &str) -> Result<Arc<dyn Limiter>, StoreError> {
+    if url == "memory:" || url.is_empty() {
+        Ok(Arc::new(MemoryLimiter::default()))
+    } else {
+        let redis = Arc::new(RedisRouting::connect(url, key_prefix).await?);
+        Ok(Arc::new(GuardedLimiter::new(redis.clone(), redis, "redis")))
     }
 }

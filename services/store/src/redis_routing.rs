@@ -2,6 +2,8 @@
 //! only by Lua scripts, so a claim's read-increment-write is atomic; the registry is
 //! `worker:{id}` (JSON, expiring) plus a `workers` sorted set scored by expiry;
 //! pending demand is the `pending` sorted set of session IDs scored by expiry.
+//! Every key starts with the configured prefix (empty by default), so one Redis
+//! can serve several fleets.
 
 use std::time::Duration;
 
@@ -32,25 +34,43 @@ return 0
 /// Routing in Redis.
 #[derive(Clone)]
 pub struct RedisRouting {
-    conn: ConnectionManager,
+    pub(crate) conn: ConnectionManager,
     claim: redis::Script,
     release: redis::Script,
+    pub(crate) take: redis::Script,
+    pub(crate) enter: redis::Script,
+    pub(crate) prefix: String,
 }
 
 /// The sorted set of pending session IDs, scored by when they stop counting.
 const PENDING: &str = "pending";
-
-fn route_key(session_id: &str) -> String {
-    format!("route:{session_id}")
-}
-
-fn worker_key(worker_id: &str) -> String {
-    format!("worker:{worker_id}")
-}
+/// The sorted set of worker IDs, scored by when their registration expires.
+const WORKERS: &str = "workers";
+/// Longest key prefix: a prefix names a fleet, not data.
+pub const MAX_KEY_PREFIX_CHARS: usize = 64;
 
 impl RedisRouting {
-    /// Connects, failing fast when Redis does not answer.
-    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+    fn route_key(&self, session_id: &str) -> String {
+        format!("{}route:{session_id}", self.prefix)
+    }
+
+    fn worker_key(&self, worker_id: &str) -> String {
+        format!("{}worker:{worker_id}", self.prefix)
+    }
+
+    pub(crate) fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    /// Connects, failing fast when Redis does not answer. Every key is put
+    /// under `prefix` (at most [`MAX_KEY_PREFIX_CHARS`] printable ASCII
+    /// characters, no spaces).
+    pub async fn connect(url: &str, prefix: &str) -> Result<Self, StoreError> {
+        if prefix.len() > MAX_KEY_PREFIX_CHARS || !prefix.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(StoreError::InvalidConfig(format!(
+                "the Redis key prefix must be at most {MAX_KEY_PREFIX_CHARS} printable ASCII characters without spaces; got {prefix:?}"
+            )));
+        }
         let client = redis::Client::open(url)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(3)))
@@ -61,6 +81,9 @@ impl RedisRouting {
             conn,
             claim: redis::Script::new(CLAIM),
             release: redis::Script::new(RELEASE),
+            take: redis::Script::new(crate::redis_limiter::TAKE),
+            enter: redis::Script::new(crate::redis_limiter::ENTER),
+            prefix: prefix.to_owned(),
         })
     }
 }
@@ -73,9 +96,9 @@ impl Routing for RedisRouting {
         let mut conn = self.conn.clone();
         redis::pipe()
             .atomic()
-            .set_ex(worker_key(&info.id), json, ttl.as_secs().max(1))
+            .set_ex(self.worker_key(&info.id), json, ttl.as_secs().max(1))
             .ignore()
-            .zadd("workers", &info.id, expires)
+            .zadd(self.key(WORKERS), &info.id, expires)
             .ignore()
             .query_async::<()>(&mut conn)
             .await?;
@@ -86,9 +109,9 @@ impl Routing for RedisRouting {
         let mut conn = self.conn.clone();
         redis::pipe()
             .atomic()
-            .del(worker_key(worker_id))
+            .del(self.worker_key(worker_id))
             .ignore()
-            .zrem("workers", worker_id)
+            .zrem(self.key(WORKERS), worker_id)
             .ignore()
             .query_async::<()>(&mut conn)
             .await?;
@@ -98,12 +121,12 @@ impl Routing for RedisRouting {
     async fn workers(&self) -> Result<Vec<WorkerInfo>, StoreError> {
         let mut conn = self.conn.clone();
         let now = now_millis();
-        let _: () = conn.zrembyscore("workers", "-inf", now).await?;
-        let ids: Vec<String> = conn.zrangebyscore("workers", now, "+inf").await?;
+        let _: () = conn.zrembyscore(self.key(WORKERS), "-inf", now).await?;
+        let ids: Vec<String> = conn.zrangebyscore(self.key(WORKERS), now, "+inf").await?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let keys: Vec<String> = ids.iter().map(|id| worker_key(id)).collect();
+        let keys: Vec<String> = ids.iter().map(|id| self.worker_key(id)).collect();
         let values: Vec<Option<String>> =
             redis::cmd("MGET").arg(&keys).query_async(&mut conn).await?;
         Ok(values
@@ -116,7 +139,7 @@ impl Routing for RedisRouting {
     async fn route(&self, session_id: &str) -> Result<Option<Route>, StoreError> {
         let mut conn = self.conn.clone();
         let (worker, epoch): (Option<String>, Option<u64>) = redis::cmd("HMGET")
-            .arg(route_key(session_id))
+            .arg(self.route_key(session_id))
             .arg("worker")
             .arg("epoch")
             .query_async(&mut conn)
@@ -131,7 +154,7 @@ impl Routing for RedisRouting {
         let mut conn = self.conn.clone();
         let epoch: u64 = self
             .claim
-            .key(route_key(session_id))
+            .key(self.route_key(session_id))
             .arg(worker)
             .arg(floor)
             .invoke_async(&mut conn)
@@ -151,7 +174,7 @@ impl Routing for RedisRouting {
         let mut conn = self.conn.clone();
         let released: i64 = self
             .release
-            .key(route_key(session_id))
+            .key(self.route_key(session_id))
             .arg(worker)
             .arg(epoch)
             .invoke_async(&mut conn)
@@ -161,7 +184,7 @@ impl Routing for RedisRouting {
 
     async fn forget(&self, session_id: &str) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
-        let _: () = conn.del(route_key(session_id)).await?;
+        let _: () = conn.del(self.route_key(session_id)).await?;
         Ok(())
     }
 
@@ -174,7 +197,7 @@ impl Routing for RedisRouting {
     async fn note_pending(&self, session_id: &str, hold: Duration) -> Result<(), StoreError> {
         let until = now_millis() + i64::try_from(hold.as_millis()).unwrap_or(i64::MAX / 2);
         let mut conn = self.conn.clone();
-        let _: () = conn.zadd(PENDING, session_id, until).await?;
+        let _: () = conn.zadd(self.key(PENDING), session_id, until).await?;
         Ok(())
     }
 
@@ -182,8 +205,8 @@ impl Routing for RedisRouting {
         let mut conn = self.conn.clone();
         let (_, n): (i64, u32) = redis::pipe()
             .atomic()
-            .zrembyscore(PENDING, "-inf", now_millis())
-            .zcard(PENDING)
+            .zrembyscore(self.key(PENDING), "-inf", now_millis())
+            .zcard(self.key(PENDING))
             .query_async(&mut conn)
             .await?;
         Ok(n)
@@ -199,7 +222,7 @@ mod tests {
     async fn redis() -> RedisRouting {
         let url = std::env::var("FLEET_TEST_REDIS_URL")
             .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
-        let r = RedisRouting::connect(&format!("{url}/15"))
+        let r = RedisRouting::connect(&format!("{url}/15"), "")
             .await
             .unwrap_or_else(|e| panic!("Redis at {url} is required (`make services`): {e}"));
         r.ping().await.unwrap();
@@ -274,5 +297,51 @@ mod tests {
         let left: Vec<String> = conn.zrange(PENDING, 0, -1).await.unwrap();
         assert_eq!(left, vec![a]);
         let _: () = conn.del(PENDING).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn fleets_with_different_key_prefixes_share_one_redis_without_seeing_each_other() {
+        let url = std::env::var("FLEET_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let run = uuid::Uuid::new_v4().simple().to_string();
+        let a = RedisRouting::connect(&format!("{url}/15"), &format!("a-{run}:"))
+            .await
+            .unwrap();
+        let b = RedisRouting::connect(&format!("{url}/15"), &format!("b-{run}:"))
+            .await
+            .unwrap();
+        let info = |id: &str| WorkerInfo {
+            id: id.into(),
+            address: "http://127.0.0.1:1".into(),
+            capacity: 4,
+            live_sessions: 0,
+        };
+        a.heartbeat(&info("wa"), Duration::from_secs(30))
+            .await
+            .unwrap();
+        b.heartbeat(&info("wb"), Duration::from_secs(30))
+            .await
+            .unwrap();
+        let session = uuid::Uuid::new_v4().to_string();
+        a.claim(&session, "wa", 0).await.unwrap();
+        assert_eq!(a.workers().await.unwrap(), vec![info("wa")]);
+        assert_eq!(b.workers().await.unwrap(), vec![info("wb")]);
+        assert_eq!(b.route(&session).await.unwrap(), None);
+        assert_eq!(a.route(&session).await.unwrap().unwrap().worker, "wa");
+        let mut conn = a.conn.clone();
+        let stored: bool = conn
+            .exists(format!("a-{run}:route:{session}"))
+            .await
+            .unwrap();
+        assert!(stored, "the route lives under fleet a's prefix");
+        for (r, w) in [(&a, "wa"), (&b, "wb")] {
+            r.deregister(w).await.unwrap();
+        }
+        a.forget(&session).await.unwrap();
+        assert!(
+            RedisRouting::connect(&format!("{url}/15"), "has space")
+                .await
+                .is_err()
+        );
     }
 }

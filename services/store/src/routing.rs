@@ -59,4 +59,9 @@ pub trait Routing: Send + Sync {
     async fn note_pending(&self, session_id: &str, hold: Duration) -> Result<(), StoreError>;
     /// Sessions noted pending whose hold has not passed.
     async fn pending(&self) -> Result<u32, StoreError>;
+    /// Whether the last call found the backend unreachable (a guarded routing
+    /// knows; a bare one never says so).
+    fn degraded(&self) -> bool {
+        false
+    }
 }

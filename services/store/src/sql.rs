@@ -9,7 +9,7 @@ use sqlx::{AnyPool, Row};
 
 use sha2::Digest as _;
 
-use crate::{StoreError, generate_key, hash_key};
+use crate::{StoreError, TenantLimits};
 
 /// Part bytes are stored in rows of at most this size, so one huge part never
 /// needs one huge value in the database.
@@ -178,6 +178,15 @@ pub trait SessionStore: Send + Sync {
     async fn mark_failed(&self, id: &str, reason: &str) -> Result<(), StoreError>;
     /// Checks the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
+    /// The limits stored for a tenant (unset values: the gateway's defaults).
+    async fn tenant_limits(&self, tenant_id: &str) -> Result<TenantLimits, StoreError>;
+    /// How many sessions a tenant has open (not closed, not expired).
+    async fn open_sessions(&self, tenant_id: &str) -> Result<u64, StoreError>;
+    /// Whether the last call found the database unreachable (a guarded store
+    /// knows; a bare one never says so).
+    fn degraded(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,7 +198,7 @@ enum Backend {
 /// [`SessionStore`] over Postgres or SQLite.
 #[derive(Clone)]
 pub struct SqlStore {
-    pool: AnyPool,
+    pub(crate) pool: AnyPool,
     backend: Backend,
 }
 
@@ -226,7 +235,10 @@ impl SqlStore {
         let max = if backend == Backend::Sqlite { 1 } else { 16 };
         let pool = AnyPoolOptions::new()
             .max_connections(max)
-            .acquire_timeout(std::time::Duration::from_secs(5))
+            // Bounds how long an outage goes unnoticed: the pool retries a
+            // refused connection until this passes (then the outage guard
+            // answers every call at once).
+            .acquire_timeout(crate::guard::SQL_ACQUIRE_TIMEOUT)
             .connect(&url)
             .await?;
         Ok(Self { pool, backend })
@@ -266,36 +278,15 @@ impl SqlStore {
 #[async_trait]
 impl SessionStore for SqlStore {
     async fn create_key(&self, tenant: &str) -> Result<NewKey, StoreError> {
-        let tenant = self.ensure_tenant(tenant).await?;
-        let key = generate_key();
-        sqlx::query("INSERT INTO api_keys (key_hash, tenant_id, prefix, created_at) VALUES ($1, $2, $3, $4)")
-            .bind(hash_key(&key))
-            .bind(&tenant.id)
-            .bind(key.chars().take(12).collect::<String>())
-            .bind(now_millis())
-            .execute(&self.pool)
-            .await?;
-        Ok(NewKey { key, tenant })
+        self.create_named_key(tenant, "", None).await
     }
 
     async fn tenant_for_key(&self, key: &str) -> Result<Option<Tenant>, StoreError> {
-        let row = sqlx::query(
-            "SELECT t.id, t.name FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1",
-        )
-        .bind(hash_key(key))
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|r| {
-            Ok(Tenant {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-            })
-        })
-        .transpose()
+        self.tenant_for_live_key(key).await
     }
 
     async fn key_count(&self) -> Result<u64, StoreError> {
-        let n: i64 = sqlx::query("SELECT COUNT(*) AS n FROM api_keys")
+        let n: i64 = sqlx::query("SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL")
             .fetch_one(&self.pool)
             .await?
             .try_get("n")?;
@@ -544,6 +535,14 @@ impl SessionStore for SqlStore {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+
+    async fn tenant_limits(&self, tenant_id: &str) -> Result<TenantLimits, StoreError> {
+        self.limits_of(tenant_id).await
+    }
+
+    async fn open_sessions(&self, tenant_id: &str) -> Result<u64, StoreError> {
+        self.open_session_count(tenant_id).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
