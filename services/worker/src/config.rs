@@ -55,6 +55,16 @@ pub struct WorkerConfig {
     #[arg(long = "drain-secs", env = "FLEET_DRAIN_SECS", default_value_t = 25)]
     pub drain_secs: u64,
 
+    /// MiB of checkpoints the worker holds while Postgres is unreachable (one
+    /// per session, the newest); past it, calls on sessions with nothing queued
+    /// yet fail with `UNAVAILABLE`. A crash during an outage loses at most this.
+    #[arg(
+        long = "checkpoint-backlog-mb",
+        env = "FLEET_CHECKPOINT_BACKLOG_MB",
+        default_value_t = 256
+    )]
+    pub checkpoint_backlog_mb: usize,
+
     /// Directory for the compiled engine (compiled once per machine and version).
     #[arg(long = "engine-cache-dir", env = "FLEET_ENGINE_CACHE_DIR")]
     pub engine_cache_dir: Option<PathBuf>,

@@ -4,9 +4,12 @@
 //! HTTP faces of a worker pod: `fleet.v1.Worker`, gRPC health, `/healthz`, `/readyz`,
 //! a separate metrics port ([`metrics_port`]) and its pod's deletion cost ([`deletion_cost`]).
 
+pub mod actions;
+pub mod backlog;
 pub mod checkpoint;
 pub mod config;
 pub mod deletion_cost;
+pub mod failure;
 pub mod host;
 pub mod metrics_port;
 pub mod net;
@@ -87,6 +90,7 @@ impl Worker {
             backends.store.clone(),
             backends.routing.clone(),
             backends.session_ttl_ms,
+            config.checkpoint_backlog_mb.saturating_mul(1 << 20),
         );
         Ok(Self {
             sessions,
@@ -106,20 +110,23 @@ impl Worker {
     }
 
     /// The worker's HTTP + gRPC router: `/healthz`, `/readyz`, `fleet.v1.Worker`,
-    /// `grpc.health.v1.Health`, all on one port (HTTP/1 and h2c).
-    pub async fn router(&self) -> axum::Router {
+    /// `grpc.health.v1.Health` and gRPC reflection, all on one port (HTTP/1 and h2c).
+    pub async fn router(&self) -> anyhow::Result<axum::Router> {
         let (health, health_svc) = tonic_health::server::health_reporter();
         health
             .set_serving::<WorkerServer<service::WorkerService>>()
             .await;
-        let grpc = tonic::service::Routes::new(WorkerServer::new(service::WorkerService::new(
-            self.sessions.clone(),
-        )))
-        .add_service(health_svc)
+        let grpc = fleet_proto::with_reflection(
+            tonic::service::Routes::new(WorkerServer::new(service::WorkerService::new(
+                self.sessions.clone(),
+            )))
+            .add_service(health_svc),
+        )
+        .context("building gRPC reflection")?
         .into_axum_router();
         let backends = self.backends.clone();
         let sessions = self.sessions.clone();
-        axum::Router::new()
+        Ok(axum::Router::new()
             .route("/healthz", get(|| async { "ok" }))
             .route(
                 "/readyz",
@@ -130,18 +137,22 @@ impl Worker {
                         if draining {
                             return (http::StatusCode::SERVICE_UNAVAILABLE, "draining");
                         }
-                        match (b.store.ping().await, b.routing.ping().await) {
-                            (Ok(()), Ok(())) => (http::StatusCode::OK, "ready"),
-                            _ => (
-                                http::StatusCode::SERVICE_UNAVAILABLE,
-                                "store or routing unreachable",
-                            ),
-                        }
+                        // A store outage leaves the worker ready: its live
+                        // sessions keep serving (degraded mode).
+                        let report = match (b.store.ping().await, b.routing.ping().await) {
+                            (Ok(()), Ok(())) => "ready",
+                            (Err(_), Ok(())) => "ready (degraded: the database is unreachable)",
+                            (Ok(()), Err(_)) => "ready (degraded: Redis is unreachable)",
+                            (Err(_), Err(_)) => {
+                                "ready (degraded: the database and Redis are unreachable)"
+                            }
+                        };
+                        (http::StatusCode::OK, report)
                     }
                 }),
             )
             .merge(fleet_telemetry::router())
-            .merge(grpc)
+            .merge(grpc))
     }
 }
 
@@ -154,7 +165,7 @@ pub async fn run(
     worker: Worker,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
-    let router = worker.router().await;
+    let router = worker.router().await?;
     let stopped = CancellationToken::new();
     let beat = {
         let worker = worker.clone();
@@ -167,8 +178,11 @@ pub async fn run(
                 let info = worker.info();
                 fleet_telemetry::gauge!("fleet_worker_live_sessions")
                     .set(f64::from(info.live_sessions));
-                if let Err(e) = worker.backends.routing.heartbeat(&info, every * 3).await {
-                    tracing::warn!(error = %e, "heartbeat failed");
+                match worker.backends.routing.heartbeat(&info, every * 3).await {
+                    Ok(()) => {}
+                    // The guard logged the outage once; every beat need not.
+                    Err(e) if e.is_outage() => tracing::debug!(error = %e, "heartbeat failed"),
+                    Err(e) => tracing::warn!(error = %e, "heartbeat failed"),
                 }
                 if last_sweep.elapsed() >= idle / 4 {
                     last_sweep = tokio::time::Instant::now();
@@ -178,6 +192,23 @@ pub async fn run(
                     () = stopped.cancelled() => break,
                     () = tokio::time::sleep(every.min(idle / 4)) => {}
                     () = worker.sessions.load_changed() => {}
+                }
+            }
+        })
+    };
+    let flusher = {
+        let sessions = worker.sessions.clone();
+        let stopped = stopped.clone();
+        tokio::spawn(async move {
+            // Checkpoints queued during a database outage are written as soon
+            // as it answers again, at the pace the outage guard probes it.
+            loop {
+                tokio::select! {
+                    () = stopped.cancelled() => break,
+                    () = tokio::time::sleep(fleet_store::PROBE_INTERVAL) => {}
+                }
+                if sessions.unwritten() > 0 {
+                    sessions.flush_backlog().await;
                 }
             }
         })
@@ -221,6 +252,7 @@ pub async fn run(
         .await
         .context("serving the worker")?;
     beat.abort();
+    flusher.abort();
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use fleet_proto::v1::{
     worker_server::Worker,
 };
 use tonic::{Request, Response, Status};
+use tracing::Instrument as _;
 
 use crate::sessions::{RunError, Sessions};
 
@@ -25,12 +26,22 @@ impl WorkerService {
 #[tonic::async_trait]
 impl Worker for WorkerService {
     async fn run(&self, request: Request<RunRequest>) -> Result<Response<RunResponse>, Status> {
+        // The gateway's `worker.call` span is this one's parent.
+        let span = tracing::info_span!("worker.run");
+        fleet_telemetry::trace::set_parent(&span, |name| {
+            request
+                .metadata()
+                .get(name)?
+                .to_str()
+                .ok()
+                .map(str::to_owned)
+        });
         let req = request.into_inner();
         if uuid::Uuid::parse_str(&req.session_id).is_err() {
             return Err(Status::invalid_argument("session_id must be a UUID"));
         }
         let started = std::time::Instant::now();
-        let result = self.sessions.run(req).await;
+        let result = self.sessions.run(req).instrument(span).await;
         let label = match &result {
             Ok(_) => "ok",
             Err(RunError::Refused(_)) => "refused",

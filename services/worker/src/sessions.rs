@@ -2,23 +2,25 @@
 //! calls to one session run in arrival order while different sessions run at once.
 //! A call checks the routing epoch (fencing), creates or restores the tab, runs the
 //! action under its deadline, checkpoints the tab to the store, then answers.
+//! While the store is unreachable the checkpoint waits in the [`Backlog`] and
+//! the call still answers; while Redis is unreachable a session live here at
+//! the call's epoch is still fenced by that epoch (no claim can happen then).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use fleet_proto::v1::{
-    self as pb, ActionError, ActionOutput, ErrorCode, action::Kind, action_output,
-};
-use fleet_proto::{MAX_FONT_BYTES, MAX_FONTS_PER_SESSION};
+use fleet_proto::v1::{self as pb, ActionOutput, ErrorCode};
 use fleet_store::{Routing, SessionStore, StoreError};
+use tracing::Instrument as _;
 
+use crate::actions::{execute, page_of};
+use crate::backlog::{Backlog, Unwritten};
 use crate::checkpoint::{self, Checkpoint};
-use crate::host::{
-    DialogPolicy, EngineHost, EvalError, Link, Scroll, SelectOption, Settle, Source, Summary,
-    Support, Tab, TabError, Target, Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
-};
+pub use crate::failure::Failure;
+use crate::failure::store_failure;
+use crate::host::{EngineHost, Tab, TabError, Viewport};
 
 /// Default and largest per-action time budgets (DESIGN §7).
 pub const DEFAULT_BUDGET_MS: u32 = 10_000;
@@ -51,6 +53,8 @@ struct Inner {
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Slot>>>>,
     session_ttl_ms: i64,
     draining: AtomicBool,
+    /// Checkpoints written to memory while the store was unreachable.
+    backlog: Backlog,
     /// Wakes the heartbeat when the number of live sessions changes, so the
     /// registry's load figures (which the gateway balances on) stay current.
     load_changed: tokio::sync::Notify,
@@ -78,149 +82,24 @@ impl From<TabError> for RunError {
     }
 }
 
-/// A failed call, with the code the agent sees.
-#[derive(Debug)]
-pub struct Failure {
-    code: ErrorCode,
-    message: String,
+/// Why a checkpoint was not saved.
+enum NotSaved {
+    /// A newer owner holds the session: this copy must go.
+    Moved(Failure),
+    /// Anything else; the session stays.
+    Failed(Failure),
 }
 
-impl Failure {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// As the protocol's error message.
-    pub fn into_proto(self) -> ActionError {
-        ActionError {
-            message: self.message,
-            code: self.code as i32,
-        }
+impl From<Failure> for NotSaved {
+    fn from(f: Failure) -> Self {
+        Self::Failed(f)
     }
 }
 
-impl From<TabError> for Failure {
+impl From<TabError> for NotSaved {
     fn from(e: TabError) -> Self {
-        let code = match e {
-            TabError::Timeout(_) => ErrorCode::Timeout,
-            TabError::Trap(_) => ErrorCode::EngineFailed,
-        };
-        Failure::new(code, e.to_string())
+        Self::Failed(e.into())
     }
-}
-
-fn store_failure(e: StoreError) -> Failure {
-    match e {
-        StoreError::StaleEpoch { .. } => Failure::new(
-            ErrorCode::Unavailable,
-            "the session moved to another worker; retry the call",
-        ),
-        other => {
-            tracing::error!(error = %other, "store failed");
-            Failure::new(ErrorCode::Internal, "the session store is unavailable")
-        }
-    }
-}
-
-fn links(links: Vec<Link>) -> Vec<pb::Link> {
-    links
-        .into_iter()
-        .map(|l| pb::Link {
-            text: l.text,
-            href: l.href,
-        })
-        .collect()
-}
-
-fn page(s: Summary) -> pb::Page {
-    pb::Page {
-        url: s.url,
-        title: s.title,
-        text: s.text,
-        links: links(s.links),
-        load_error: s.load_error,
-        fields: s
-            .fields
-            .into_iter()
-            .map(|f| pb::Field {
-                r#ref: f.ref_,
-                kind: f.kind,
-                name: f.name,
-                label: f.label,
-                value: f.value,
-                checked: f.checked,
-            })
-            .collect(),
-        settle: match s.settle {
-            Settle::Settled => "settled",
-            Settle::Quiet => "quiet",
-            Settle::Budget => "budget",
-        }
-        .to_owned(),
-        dialogs: s
-            .dialogs
-            .into_iter()
-            .map(|d| pb::Dialog {
-                kind: d.kind,
-                message: d.message,
-                accepted: d.accepted,
-                answer: d.answer,
-            })
-            .collect(),
-        console: s
-            .console
-            .into_iter()
-            .map(|c| pb::ConsoleEntry {
-                level: c.level,
-                text: c.text,
-            })
-            .collect(),
-        frames: s
-            .frames
-            .into_iter()
-            .map(|f| pb::Frame {
-                url: f.url,
-                title: f.title,
-                text: f.text,
-                links: links(f.links),
-            })
-            .collect(),
-        readable: Some(pb::Readable {
-            title: s.readable.title,
-            byline: s.readable.byline,
-            published: s.readable.published,
-            site_name: s.readable.site_name,
-            excerpt: s.readable.excerpt,
-            content: s.readable.content,
-        }),
-    }
-}
-
-/// The engine's form of an input target.
-fn target(t: Option<pb::Target>) -> Result<Target, Failure> {
-    match t.and_then(|t| t.kind) {
-        Some(pb::target::Kind::Selector(s)) => Ok(Target::Selector(s)),
-        Some(pb::target::Kind::Text(s)) => Ok(Target::Text(s)),
-        Some(pb::target::Kind::Ref(s)) => Ok(Target::Ref(s)),
-        Some(pb::target::Kind::Point(p)) => Ok(Target::Point((p.x, p.y))),
-        None => Err(Failure::new(
-            ErrorCode::InvalidArgument,
-            "the action needs a target: selector, text, ref or point",
-        )),
-    }
-}
-
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(png: &[u8]) -> (u32, u32) {
-    let be = |r: std::ops::Range<usize>| {
-        png.get(r)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map_or(0, u32::from_be_bytes)
-    };
-    (be(16..20), be(20..24))
 }
 
 impl Sessions {
@@ -232,6 +111,7 @@ impl Sessions {
         store: Arc<dyn SessionStore>,
         routing: Arc<dyn Routing>,
         session_ttl_ms: i64,
+        backlog_bytes: usize,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -243,6 +123,7 @@ impl Sessions {
                 slots: Mutex::new(HashMap::new()),
                 session_ttl_ms,
                 draining: AtomicBool::new(false),
+                backlog: Backlog::new(backlog_bytes),
                 load_changed: tokio::sync::Notify::new(),
             }),
         }
@@ -318,20 +199,18 @@ impl Sessions {
         let budget = Duration::from_millis(u64::from(budget_ms));
 
         // Fencing: only the owner named by the current route may run the session.
-        let route = self
-            .inner
-            .routing
-            .route(&req.session_id)
-            .await
-            .map_err(store_failure)?;
-        match route {
-            Some(r) if r.worker == self.inner.worker_id && r.epoch == req.epoch => {}
-            _ => {
+        let fenced_by_memory = match self.inner.routing.route(&req.session_id).await {
+            Ok(Some(r)) if r.worker == self.inner.worker_id && r.epoch == req.epoch => false,
+            Ok(_) => {
                 return Err(RunError::Refused(
                     "this worker does not own the session at that epoch".into(),
                 ));
             }
-        }
+            // Redis is away, so nobody can claim the session now: if it is live
+            // here at this epoch (checked under its lock below), it is ours.
+            Err(e) if e.is_outage() && self.lock_slots().contains_key(&req.session_id) => true,
+            Err(e) => return Err(store_failure(e).into()),
+        };
 
         let mut slot = loop {
             let slot = self.slot(&req.session_id)?.lock_owned().await;
@@ -339,6 +218,16 @@ impl Sessions {
                 break slot;
             }
         };
+        if fenced_by_memory {
+            if slot.epoch != req.epoch || slot.tab.is_none() {
+                return Err(Failure::new(
+                    ErrorCode::Unavailable,
+                    "the routing store is unavailable; try again shortly",
+                )
+                .into());
+            }
+            fleet_telemetry::counter!("fleet_worker_fenced_by_memory_total").increment(1);
+        }
         if slot.epoch != req.epoch {
             // A newer claim (or a first one): whatever was in memory is from an older
             // ownership and may be behind the store.
@@ -350,27 +239,38 @@ impl Sessions {
             if self.draining() {
                 return Err(RunError::Refused("this worker is draining".into()));
             }
-            let tab = self.open_tab(&req).await?;
+            let tab = self
+                .open_tab(&req)
+                .instrument(tracing::info_span!("restore", create = req.create))
+                .await?;
             slot.tab = Some(tab);
         }
         let Some(tab) = slot.tab.as_mut() else {
             return Err(Failure::new(ErrorCode::Internal, "the session has no tab").into());
         };
 
-        let result = execute(tab, kind, budget).await;
+        let result = execute(tab, kind, budget)
+            .instrument(tracing::info_span!("engine.action"))
+            .await;
         // Checkpoint whatever the outcome, unless the instance is gone: a failed
         // action may still have changed state the agent will expect to find.
         let seen = result.as_ref().ok().and_then(page_of);
-        if !tab.poisoned()
-            && let Err(f) = self.checkpoint(&req.session_id, req.epoch, tab, seen).await
-        {
-            if f.code == ErrorCode::Unavailable {
-                slot.gone = true;
-                slot.tab = None;
-                drop(slot);
-                self.drop_slot(&req.session_id);
+        if !tab.poisoned() {
+            let saved = self
+                .checkpoint(&req.session_id, req.epoch, tab, seen)
+                .instrument(tracing::info_span!("checkpoint"))
+                .await;
+            match saved {
+                Ok(()) => {}
+                Err(NotSaved::Moved(f)) => {
+                    slot.gone = true;
+                    slot.tab = None;
+                    drop(slot);
+                    self.drop_slot(&req.session_id);
+                    return Err(f.into());
+                }
+                Err(NotSaved::Failed(f)) => return Err(f.into()),
             }
-            return Err(f.into());
         }
         slot.last_used = Instant::now();
         result.map_err(RunError::Failed)
@@ -414,15 +314,10 @@ impl Sessions {
         if req.create {
             return Ok(tab);
         }
-        let stored = self
-            .inner
-            .store
-            .load_checkpoint(&req.session_id)
-            .await
-            .map_err(store_failure)?;
-        if let Some(stored) = stored {
+        let stored = self.newest_checkpoint(&req.session_id).await?;
+        if let Some(parts) = stored {
             let started = Instant::now();
-            match self.apply(&mut tab, stored.parts).await? {
+            match self.apply(&mut tab, parts).await? {
                 Ok(()) => {
                     fleet_telemetry::counter!("fleet_worker_restores_total").increment(1);
                     fleet_telemetry::histogram!("fleet_worker_restore_seconds")
@@ -441,6 +336,26 @@ impl Sessions {
             }
         }
         Ok(tab)
+    }
+
+    /// The session's newest checkpoint: the store's, or this worker's unwritten
+    /// one when the store is unreachable or behind it.
+    async fn newest_checkpoint(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<Vec<(String, Vec<u8>)>>, Failure> {
+        let unwritten = self.inner.backlog.get(session_id);
+        match self.inner.store.load_checkpoint(session_id).await {
+            Ok(stored) => Ok(match (stored, unwritten) {
+                (Some(s), Some(u)) if s.epoch > u.epoch => Some(s.parts),
+                (_, Some(u)) => Some(u.stored_parts()),
+                (stored, None) => stored.map(|s| s.parts),
+            }),
+            Err(e) if e.is_outage() && unwritten.is_some() => {
+                Ok(unwritten.map(|u| u.stored_parts()))
+            }
+            Err(e) => Err(store_failure(e)),
+        }
     }
 
     /// Applies a stored checkpoint to a fresh tab: cookies first (the engine's
@@ -481,7 +396,7 @@ impl Sessions {
         epoch: u64,
         tab: &mut Tab,
         seen: Option<(String, String)>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), NotSaved> {
         let started = Instant::now();
         let engine = tab.snapshot(HOUSEKEEPING).await?;
         let cookies = tab
@@ -495,7 +410,7 @@ impl Sessions {
             }
         };
         let parts = checkpoint::parts(&engine, &cookies, tab.fonts());
-        let cost = self
+        let saved = self
             .inner
             .store
             .save_checkpoint(
@@ -506,8 +421,32 @@ impl Sessions {
                 &title,
                 self.inner.session_ttl_ms,
             )
-            .await
-            .map_err(store_failure)?;
+            .await;
+        let cost = match saved {
+            Ok(cost) => {
+                // The caller holds the session's lock, so nothing queued for it
+                // can be newer than what was just written.
+                self.inner.backlog.superseded(session_id);
+                cost
+            }
+            Err(e) if e.is_outage() => {
+                let unwritten = Unwritten::new(epoch, &parts, &url, &title);
+                return match self.inner.backlog.put(session_id, unwritten) {
+                    Ok(()) => Ok(()),
+                    Err(_) => {
+                        tracing::warn!(session = %session_id, "checkpoint backlog full");
+                        Err(NotSaved::Failed(Failure::new(
+                            ErrorCode::Unavailable,
+                            "the session store is unavailable and this worker holds as many unwritten checkpoints as it may; the action ran but its state is not saved, try again shortly",
+                        )))
+                    }
+                };
+            }
+            Err(e @ StoreError::StaleEpoch { .. }) => {
+                return Err(NotSaved::Moved(store_failure(e)));
+            }
+            Err(e) => return Err(NotSaved::Failed(store_failure(e))),
+        };
         fleet_telemetry::counter!("fleet_worker_checkpoints_total").increment(1);
         fleet_telemetry::histogram!("fleet_worker_checkpoint_seconds")
             .record(started.elapsed().as_secs_f64());
@@ -560,7 +499,8 @@ impl Sessions {
             let Ok(mut slot) = slot.try_lock() else {
                 continue;
             };
-            if !slot.gone && slot.last_used.elapsed() >= idle {
+            // A session whose checkpoint is unwritten lives only here: keep it.
+            if !slot.gone && slot.last_used.elapsed() >= idle && !self.inner.backlog.contains(&id) {
                 self.retire(&id, &mut slot).await;
                 evicted += 1;
                 fleet_telemetry::counter!("fleet_worker_evictions_total").increment(1);
@@ -577,246 +517,79 @@ impl Sessions {
         for (id, slot) in self.all_slots() {
             let mut slot = slot.lock().await;
             if !slot.gone {
+                if let Err(e) = self.write_unwritten(&id).await {
+                    tracing::error!(session = %id, error = %e, "exiting with the session's newest checkpoint unwritten: its last calls are lost");
+                }
                 self.retire(&id, &mut slot).await;
             }
         }
     }
-}
 
-/// The URL and title of the page an action's output carries.
-fn page_of(output: &ActionOutput) -> Option<(String, String)> {
-    let page = match output.kind.as_ref()? {
-        action_output::Kind::Page(p) => p,
-        action_output::Kind::Evaluate(e) => e.page.as_ref()?,
-        action_output::Kind::Screenshot(s) => s.page.as_ref()?,
-        action_output::Kind::Accessibility(a) => a.page.as_ref()?,
-        action_output::Kind::Status(_)
-        | action_output::Kind::Closed(_)
-        | action_output::Kind::Font(_)
-        | action_output::Kind::Capabilities(_) => return None,
-    };
-    Some((page.url.clone(), page.title.clone()))
-}
-
-/// Accessibility tree nodes listed when the action names no cap.
-const DEFAULT_A11Y_NODES: u32 = 500;
-/// Page time a wait for a selector or text allows when the action sets none, ms.
-const DEFAULT_WAIT_MS: u32 = 10_000;
-/// Most page time one wait may take, ms.
-const MAX_WAIT_MS: u32 = 60_000;
-/// Most accessibility tree nodes one action may ask for.
-const MAX_A11Y_NODES: u32 = 5_000;
-
-/// An input action; a target that matched nothing is the caller's mistake.
-async fn input(
-    tab: &mut Tab,
-    action: &UserInput,
-    budget: Duration,
-) -> Result<action_output::Kind, Failure> {
-    match tab.input(action, budget).await? {
-        Ok(summary) => Ok(action_output::Kind::Page(page(summary))),
-        Err(reason) => Err(Failure::new(ErrorCode::InvalidArgument, reason)),
+    /// How many checkpoints wait for the store.
+    pub fn unwritten(&self) -> usize {
+        self.inner.backlog.len()
     }
-}
 
-async fn execute(tab: &mut Tab, kind: Kind, budget: Duration) -> Result<ActionOutput, Failure> {
-    let output = match kind {
-        Kind::Navigate(nav) => {
-            let src = match nav.target {
-                Some(pb::navigate::Target::Url(u)) => Source::Url(u),
-                Some(pb::navigate::Target::Html(h)) => Source::Html(h),
-                None => {
-                    return Err(Failure::new(
-                        ErrorCode::InvalidArgument,
-                        "navigate needs url or html",
-                    ));
-                }
-            };
-            action_output::Kind::Page(page(tab.load(src, budget).await?))
+    /// Writes the session's unwritten checkpoint, if any; the caller holds the
+    /// session's lock (or the session has left the map).
+    async fn write_unwritten(&self, id: &str) -> Result<(), StoreError> {
+        let Some(u) = self.inner.backlog.get(id) else {
+            return Ok(());
+        };
+        let written = self
+            .inner
+            .store
+            .save_checkpoint(
+                id,
+                u.epoch,
+                &u.parts(),
+                &u.url,
+                &u.title,
+                self.inner.session_ttl_ms,
+            )
+            .await;
+        match written {
+            Ok(_) => {
+                fleet_telemetry::counter!("fleet_worker_checkpoints_flushed_total").increment(1);
+                self.inner.backlog.written(id, &u);
+                Ok(())
+            }
+            Err(StoreError::StaleEpoch { given, current }) => {
+                // A newer owner restored and wrote the session meanwhile; this
+                // copy is behind it by definition.
+                tracing::warn!(session = %id, given, current, "dropping an unwritten checkpoint a newer owner superseded");
+                self.inner.backlog.written(id, &u);
+                Ok(())
+            }
+            Err(e) => Err(e),
         }
-        Kind::Inspect(_) => action_output::Kind::Page(page(tab.inspect(budget).await?)),
-        Kind::Evaluate(ev) => match tab.evaluate(&ev.script, budget).await? {
-            Ok(value_json) => action_output::Kind::Evaluate(pb::EvaluateResult {
-                value_json,
-                page: Some(page(tab.inspect(budget).await?)),
-            }),
-            Err(EvalError::Exception(m)) => {
-                return Err(Failure::new(
-                    ErrorCode::ScriptError,
-                    format!("the script threw: {m}"),
-                ));
-            }
-            Err(EvalError::Unserializable(m)) => {
-                return Err(Failure::new(
-                    ErrorCode::ScriptError,
-                    format!("the script's value cannot be returned as JSON: {m}"),
-                ));
-            }
-        },
-        Kind::Screenshot(shot) => match tab.screenshot(shot.full_page, budget).await? {
-            Ok(png) => {
-                let (width, height) = png_size(&png);
-                action_output::Kind::Screenshot(pb::ScreenshotResult {
-                    png,
-                    width,
-                    height,
-                    page: Some(page(tab.inspect(budget).await?)),
-                })
-            }
-            Err(reason) => {
-                return Err(Failure::new(
-                    ErrorCode::EngineFailed,
-                    format!("the screenshot failed: {reason}"),
-                ));
-            }
-        },
-        Kind::RegisterFont(font) => {
-            if tab.fonts().len() >= MAX_FONTS_PER_SESSION {
-                return Err(Failure::new(
-                    ErrorCode::InvalidArgument,
-                    format!(
-                        "the session already has {MAX_FONTS_PER_SESSION} registered fonts, the most one session may have"
-                    ),
-                ));
-            }
-            if font.data.is_empty() || font.data.len() > MAX_FONT_BYTES {
-                return Err(Failure::new(
-                    ErrorCode::InvalidArgument,
-                    format!(
-                        "the font is {} bytes; it must be 1 to {MAX_FONT_BYTES} bytes",
-                        font.data.len()
-                    ),
-                ));
-            }
-            match tab.register_font(font.data, budget).await? {
-                Ok(families) => action_output::Kind::Font(pb::FontRegistered {
-                    families,
-                    font_count: u32::try_from(tab.fonts().len()).unwrap_or(u32::MAX),
-                }),
-                Err(reason) => {
-                    return Err(Failure::new(
-                        ErrorCode::InvalidArgument,
-                        format!("the font was refused: {reason}"),
-                    ));
+    }
+
+    /// Writes every unwritten checkpoint whose session is not busy (a busy
+    /// session's call writes its own); stops at the first outage. Returns how
+    /// many still wait.
+    pub async fn flush_backlog(&self) -> usize {
+        for id in self.inner.backlog.sessions() {
+            let slot = self.lock_slots().get(&id).cloned();
+            let guard = match slot {
+                Some(slot) => match slot.try_lock_owned() {
+                    Ok(guard) => Some(guard),
+                    Err(_) => continue,
+                },
+                None => None,
+            };
+            match self.write_unwritten(&id).await {
+                Ok(()) => {}
+                Err(e) if e.is_outage() => break,
+                Err(e) => {
+                    tracing::error!(session = %id, error = %e, "an unwritten checkpoint cannot be written; dropping it");
+                    if let Some(u) = self.inner.backlog.get(&id) {
+                        self.inner.backlog.written(&id, &u);
+                    }
                 }
             }
+            drop(guard);
         }
-        Kind::Click(click) => {
-            let action = UserInput::Click(target(click.target)?);
-            input(tab, &action, budget).await?
-        }
-        Kind::Type(typing) => {
-            let action = UserInput::TypeText(TypeText {
-                target: typing.target.map(|t| target(Some(t))).transpose()?,
-                text: typing.text,
-                clear: typing.clear,
-            });
-            input(tab, &action, budget).await?
-        }
-        Kind::PressKey(press) => input(tab, &UserInput::Press(press.key), budget).await?,
-        Kind::Scroll(scroll) => {
-            let action = UserInput::Scroll(Scroll {
-                target: scroll.target.map(|t| target(Some(t))).transpose()?,
-                dx: scroll.dx,
-                dy: scroll.dy,
-            });
-            input(tab, &action, budget).await?
-        }
-        Kind::SelectOption(select) => {
-            let action = UserInput::Select(SelectOption {
-                target: target(select.target)?,
-                value: select.value,
-            });
-            input(tab, &action, budget).await?
-        }
-        Kind::History(history) => {
-            let step = match pb::history::Step::try_from(history.step) {
-                Ok(pb::history::Step::Back) => Traversal::Back,
-                Ok(pb::history::Step::Forward) => Traversal::Forward,
-                Ok(pb::history::Step::Reload) => Traversal::Reload,
-                _ => {
-                    return Err(Failure::new(
-                        ErrorCode::InvalidArgument,
-                        "history needs a step: back, forward or reload",
-                    ));
-                }
-            };
-            action_output::Kind::Page(page(tab.traverse(step, budget).await?))
-        }
-        Kind::Accessibility(a11y) => {
-            let max_nodes = if a11y.max_nodes == 0 {
-                DEFAULT_A11Y_NODES
-            } else {
-                a11y.max_nodes.min(MAX_A11Y_NODES)
-            };
-            let tree = tab.accessibility(max_nodes, budget).await?;
-            action_output::Kind::Accessibility(pb::AccessibilityResult {
-                tree: tree.text,
-                nodes: tree.nodes,
-                truncated: tree.truncated,
-                page: Some(page(tab.inspect(budget).await?)),
-            })
-        }
-        Kind::Capabilities(_) => {
-            let report = tab.capabilities(budget).await?;
-            action_output::Kind::Capabilities(pb::CapabilitiesResult {
-                capabilities: report
-                    .into_iter()
-                    .map(|c| pb::Capability {
-                        name: c.name,
-                        support: match c.support {
-                            Support::Supported => "supported",
-                            Support::Partial => "partial",
-                            Support::Unsupported => "unsupported",
-                            Support::Unverified => "unverified",
-                        }
-                        .to_owned(),
-                        reason: c.reason,
-                    })
-                    .collect(),
-            })
-        }
-        Kind::Wait(wait) => {
-            let has_condition = wait.selector.is_some() || wait.text.is_some();
-            let page_ms = match wait.time_ms {
-                0 if has_condition => DEFAULT_WAIT_MS,
-                0 => {
-                    return Err(Failure::new(
-                        ErrorCode::InvalidArgument,
-                        "wait needs a selector, a text or a timeMs",
-                    ));
-                }
-                ms => ms.min(MAX_WAIT_MS),
-            };
-            let until = WaitFor {
-                selector: wait.selector,
-                text: wait.text,
-                page_ms,
-            };
-            match tab.wait(&until, budget).await? {
-                Ok(summary) => action_output::Kind::Page(page(summary)),
-                Err(WaitError::InvalidSelector(reason)) => {
-                    return Err(Failure::new(ErrorCode::InvalidArgument, reason));
-                }
-                Err(WaitError::Unmet(reason)) => {
-                    return Err(Failure::new(ErrorCode::Timeout, reason));
-                }
-            }
-        }
-        Kind::DialogPolicy(policy) => {
-            let policy = DialogPolicy {
-                accept: policy.accept,
-                prompt_text: policy.prompt_text,
-            };
-            tab.set_dialog_policy(&policy, budget).await?;
-            action_output::Kind::Page(page(tab.inspect(budget).await?))
-        }
-        Kind::Status(_) | Kind::Close(_) => {
-            return Err(Failure::new(
-                ErrorCode::InvalidArgument,
-                "session status and close are answered by the gateway, not a worker",
-            ));
-        }
-    };
-    Ok(ActionOutput { kind: Some(output) })
+        self.inner.backlog.len()
+    }
 }
