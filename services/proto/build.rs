@@ -14,6 +14,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("cargo:rerun-if-changed={}", f.display());
     }
     let fds = protox::compile(&files, [&root])?;
+    // The encoded descriptors, for gRPC reflection (clients such as grpcurl
+    // list and call the services without the .proto files).
+    let out = std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?;
+    std::fs::write(
+        std::path::Path::new(&out).join("fleet_descriptor.bin"),
+        prost::Message::encode_to_vec(&fds),
+    )?;
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)

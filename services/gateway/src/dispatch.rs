@@ -15,8 +15,11 @@ use fleet_proto::v1::{
 use fleet_proto::{MAX_FONT_BYTES, REFUSED_MARKER};
 use fleet_store::{Routing, SessionRow, SessionStore, Tenant, WorkerInfo, now_millis};
 use tonic::transport::Channel;
+use tracing::Instrument as _;
 
 use crate::error::GatewayError;
+use crate::limits::Limits;
+use crate::recent::{Grace, Recent};
 
 /// Most actions in one call.
 pub const MAX_ACTIONS: usize = 20;
@@ -67,6 +70,11 @@ pub struct Dispatcher {
     session_ttl_ms: i64,
     pending_window: std::time::Duration,
     channels: Arc<Mutex<HashMap<String, Channel>>>,
+    /// Keys, rows, routes and workers seen lately: what answers while a store
+    /// is unreachable.
+    recent: Arc<Recent>,
+    /// Tenant limits, when enforced.
+    limits: Option<Arc<Limits>>,
 }
 
 fn fail(code: ErrorCode, message: impl Into<String>) -> ActionError {
@@ -383,7 +391,43 @@ impl Dispatcher {
                 crate::config::DEFAULT_PENDING_WINDOW_SECS,
             ),
             channels: Arc::default(),
+            recent: Arc::new(Recent::new(Grace::default())),
+            limits: None,
         }
+    }
+
+    /// Enforces tenant limits: `defaults` where a tenant has none stored,
+    /// counted in `counters`; an in-flight count never ended lapses after `lapse`.
+    pub fn with_limits(
+        mut self,
+        defaults: fleet_store::TenantLimits,
+        counters: Arc<dyn fleet_store::Limiter>,
+        lapse: std::time::Duration,
+    ) -> Self {
+        self.limits = Some(Arc::new(Limits::new(
+            defaults,
+            self.store.clone(),
+            counters,
+            lapse,
+        )));
+        self
+    }
+
+    /// The tenant limits in force, if any (the HTTP layer enforces the rate
+    /// and the calls in flight).
+    pub fn limits(&self) -> Option<&Arc<Limits>> {
+        self.limits.as_ref()
+    }
+
+    /// How long what the gateway saw stays usable (see [`Recent`]).
+    pub fn with_grace(mut self, grace: Grace) -> Self {
+        self.recent = Arc::new(Recent::new(grace));
+        self
+    }
+
+    /// The gateway's memory of its stores (auth shares it).
+    pub fn recent(&self) -> &Arc<Recent> {
+        &self.recent
     }
 
     /// How long a session no worker had room for counts as pending.
@@ -414,9 +458,15 @@ impl Dispatcher {
         &self.store
     }
 
-    /// Checks the stores answer.
-    pub async fn ready(&self) -> bool {
-        self.store.ping().await.is_ok() && self.routing.ping().await.is_ok()
+    /// The readiness report: `ready`, or which store is unreachable while the
+    /// gateway serves in degraded mode.
+    pub async fn readiness(&self) -> &'static str {
+        match (self.store.ping().await, self.routing.ping().await) {
+            (Ok(()), Ok(())) => "ready",
+            (Err(_), Ok(())) => "ready (degraded: the database is unreachable)",
+            (Ok(()), Err(_)) => "ready (degraded: Redis is unreachable)",
+            (Err(_), Err(_)) => "ready (degraded: the database and Redis are unreachable)",
+        }
     }
 
     /// Validates and runs a call for `tenant`.
@@ -427,10 +477,14 @@ impl Dispatcher {
     ) -> Result<ExecuteResponse, GatewayError> {
         let started = std::time::Instant::now();
         validate(&actions)?;
+        if let Some(limits) = &self.limits {
+            let new = actions.iter().filter(|a| a.session_id.is_empty()).count();
+            limits.admit_sessions(tenant, new).await?;
+        }
         self.check_addresses(&actions).await?;
         // One registry snapshot per call; picks update it so the new sessions of one
         // call spread over the workers instead of all landing on the first pick.
-        let workers = Mutex::new(self.routing.workers().await?);
+        let workers = Mutex::new(self.recent.workers(self.routing.workers()).await?);
         let runs = actions
             .into_iter()
             .enumerate()
@@ -493,7 +547,12 @@ impl Dispatcher {
         index: usize,
         a: BrowserAction,
     ) -> ActionResponse {
-        let (session_id, outcome) = match self.resolve_and_run(tenant, workers, a).await {
+        let span = tracing::info_span!("action", index);
+        let resolved = self
+            .resolve_and_run(tenant, workers, a)
+            .instrument(span)
+            .await;
+        let (session_id, outcome) = match resolved {
             Ok((id, out)) => (id, Outcome::Output(out)),
             Err((id, err)) => (id, Outcome::Error(err)),
         };
@@ -543,21 +602,38 @@ impl Dispatcher {
         };
         let worker = &worker;
         let viewport = viewport.unwrap_or(DEFAULT_VIEWPORT);
-        self.store
-            .create_session(
-                id,
-                &tenant.id,
-                viewport.width,
-                viewport.height,
-                self.session_ttl_ms,
-            )
-            .await
-            .map_err(store_fail)?;
-        let route = self
-            .routing
-            .claim(id, &worker.id, 0)
-            .await
-            .map_err(store_fail)?;
+        // Route first: with Redis away nothing is written at all; with the
+        // database away the fresh route is taken back.
+        let route = async {
+            let route = self
+                .routing
+                .claim(id, &worker.id, 0)
+                .await
+                .map_err(store_fail)?;
+            let created = self
+                .store
+                .create_session(
+                    id,
+                    &tenant.id,
+                    viewport.width,
+                    viewport.height,
+                    self.session_ttl_ms,
+                )
+                .await;
+            match created {
+                Ok(row) => self.recent.saw_session(row),
+                Err(e) => {
+                    if let Err(forget) = self.routing.forget(id).await {
+                        tracing::warn!(error = %forget, session = %id, "could not take back the route of a session that was not created");
+                    }
+                    return Err(store_fail(e));
+                }
+            }
+            Ok(route)
+        }
+        .instrument(tracing::info_span!("routing"))
+        .await?;
+        self.recent.claimed(id, route.clone());
         let req = pb::RunRequest {
             session_id: id.to_owned(),
             tenant_id: tenant.id.clone(),
@@ -576,7 +652,14 @@ impl Dispatcher {
         id: &str,
         action: pb::Action,
     ) -> Result<ActionOutput, ActionError> {
-        let row = match self.store.session(id).await.map_err(store_fail)? {
+        let (row, route) = async {
+            let row = self.recent.session(id, self.store.session(id)).await;
+            let route = self.recent.route(id, self.routing.route(id)).await;
+            Ok::<_, ActionError>((row.map_err(store_fail)?, route.map_err(store_fail)?))
+        }
+        .instrument(tracing::info_span!("routing"))
+        .await?;
+        let row = match row {
             // Another tenant's session, or an expired one not swept yet, is
             // indistinguishable from a missing one.
             Some(row) if row.tenant_id == tenant.id && !row.expired(now_millis()) => row,
@@ -587,13 +670,12 @@ impl Dispatcher {
                 ));
             }
         };
-        let route = self.routing.route(id).await.map_err(store_fail)?;
-        let live = route.as_ref().and_then(|r| {
+        let registered = route.as_ref().and_then(|r| {
             let ws = workers.lock().unwrap_or_else(|p| p.into_inner());
             ws.iter().find(|w| w.id == r.worker).cloned()
         });
         match action.kind {
-            Some(Kind::Status(_)) => return Ok(status(&row, live.is_some())),
+            Some(Kind::Status(_)) => return Ok(status(&row, registered.is_some())),
             Some(Kind::Close(_)) => return self.close(tenant, id).await,
             _ => {}
         }
@@ -603,6 +685,11 @@ impl Dispatcher {
                 format!("session {id} failed and cannot be used: {}", row.failure),
             ));
         }
+        let live = registered.or_else(|| {
+            route
+                .as_ref()
+                .and_then(|r| self.recent.worker_seen(&r.worker))
+        });
         let (worker, epoch) = match (live, route) {
             (Some(w), Some(r)) => (w, r.epoch),
             _ => {
@@ -619,6 +706,7 @@ impl Dispatcher {
                     .claim(id, &w.id, row.epoch)
                     .await
                     .map_err(store_fail)?;
+                self.recent.claimed(id, r.clone());
                 (w, r.epoch)
             }
         };
@@ -647,6 +735,7 @@ impl Dispatcher {
                 format!("session {id} was not found"),
             ));
         }
+        self.recent.closed(id);
         self.routing.forget(id).await.map_err(store_fail)?;
         Ok(ActionOutput {
             kind: Some(action_output::Kind::Closed(pb::Closed { closed: true })),
@@ -716,6 +805,7 @@ impl Dispatcher {
             .claim(&req.session_id, &other.id, floor)
             .await
             .map_err(store_fail)?;
+        self.recent.claimed(&req.session_id, route.clone());
         let retry = pb::RunRequest {
             epoch: route.epoch,
             ..req
@@ -759,7 +849,17 @@ impl Dispatcher {
         let mut client = WorkerClient::new(channel)
             .max_decoding_message_size(64 << 20)
             .max_encoding_message_size(64 << 20);
-        let resp = match client.run(req).await {
+        let span = tracing::info_span!("worker.call", worker = %worker.id);
+        let mut request = tonic::Request::new(req);
+        for (name, value) in fleet_telemetry::trace::traceparent(&span) {
+            if let (Ok(name), Ok(value)) = (
+                tonic::metadata::MetadataKey::from_bytes(name.as_bytes()),
+                value.parse(),
+            ) {
+                request.metadata_mut().insert(name, value);
+            }
+        }
+        let resp = match client.run(request).instrument(span).await {
             Ok(r) => r,
             Err(s) if never_ran(&s) => return Err(NotRun),
             Err(s) => {
@@ -808,11 +908,18 @@ fn exclude(workers: &Mutex<Vec<WorkerInfo>>, id: &str) {
     ws.retain(|w| w.id != id);
 }
 
+/// A store failure seen by one action: `UNAVAILABLE`, so the agent retries;
+/// what failed is logged, never shown.
 fn store_fail(e: fleet_store::StoreError) -> ActionError {
-    tracing::error!(error = %e, "store failed");
+    if e.is_outage() {
+        // The outage guard logged the outage once; each call need not.
+        tracing::debug!(error = %e, "store unavailable");
+    } else {
+        tracing::error!(error = %e, "store failed");
+    }
     fail(
         ErrorCode::Unavailable,
-        "the session store is unavailable; try again",
+        "the session store is unavailable; try again shortly",
     )
 }
 

@@ -1,6 +1,13 @@
 //! The gateway's one error type and its single mapping to MCP, gRPC and HTTP.
 
+use axum::response::{IntoResponse as _, Response};
 use fleet_proto::v1::ErrorCode;
+use fleet_store::PROBE_INTERVAL;
+use http::{HeaderValue, StatusCode, header};
+
+/// gRPC's server pushback trailer: how long a client should wait before
+/// retrying (honoured by gRPC retry policies).
+const PUSHBACK: &str = "grpc-retry-pushback-ms";
 
 /// What can go wrong in the gateway.
 #[derive(Debug, thiserror::Error)]
@@ -12,8 +19,19 @@ pub enum GatewayError {
     #[error("unauthorized: {0}")]
     Unauthorized(&'static str),
     /// A store failed; details are logged, never shown.
-    #[error("the session store is unavailable")]
+    #[error("the session store is unavailable; try again shortly")]
     Store(#[from] fleet_store::StoreError),
+    /// Something the call needs cannot be reached now; a retry may succeed.
+    #[error("{0}")]
+    Unavailable(&'static str),
+    /// The tenant is over one of its limits; nothing was created.
+    #[error("{message}")]
+    Limited {
+        /// Which limit, and what to do.
+        message: String,
+        /// When a retry may succeed.
+        retry_after: std::time::Duration,
+    },
     /// Anything else; details are logged, never shown.
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
@@ -24,7 +42,19 @@ impl GatewayError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Invalid(_) => ErrorCode::InvalidArgument,
+            Self::Unavailable(_) => ErrorCode::Unavailable,
+            Self::Limited { .. } => ErrorCode::ResourceExhausted,
+            Self::Store(e) if e.is_outage() => ErrorCode::Unavailable,
             Self::Unauthorized(_) | Self::Store(_) | Self::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    fn log(&self) {
+        match self {
+            Self::Store(e) if e.is_outage() => tracing::debug!(error = %e, "store unavailable"),
+            Self::Store(e) => tracing::error!(error = %e, "store failed"),
+            Self::Internal(e) => tracing::error!(error = %e, "internal error"),
+            _ => {}
         }
     }
 
@@ -33,34 +63,103 @@ impl GatewayError {
         match self {
             Self::Invalid(m) => tonic::Status::invalid_argument(m.clone()),
             Self::Unauthorized(m) => tonic::Status::unauthenticated(*m),
-            Self::Store(e) => {
-                tracing::error!(error = %e, "store failed");
-                tonic::Status::unavailable(self.to_string())
+            Self::Limited { message, .. } => {
+                let mut status = tonic::Status::resource_exhausted(message.clone());
+                status.metadata_mut().insert(
+                    PUSHBACK,
+                    tonic::metadata::MetadataValue::from(self.retry_ms()),
+                );
+                status
             }
-            Self::Internal(e) => {
-                tracing::error!(error = %e, "internal error");
+            _ if self.code() == ErrorCode::Unavailable => {
+                self.log();
+                let mut status = tonic::Status::unavailable(self.to_string());
+                status.metadata_mut().insert(
+                    PUSHBACK,
+                    tonic::metadata::MetadataValue::from(self.retry_ms()),
+                );
+                status
+            }
+            _ => {
+                self.log();
                 tonic::Status::internal(self.to_string())
             }
         }
     }
 
+    /// As a plain HTTP answer (outside MCP and gRPC handlers, e.g. in auth):
+    /// a gRPC status when the caller speaks gRPC, JSON otherwise.
+    pub fn to_http(&self, grpc: bool) -> Response {
+        if grpc {
+            return self.to_status().into_http::<axum::body::Body>();
+        }
+        self.log();
+        let status = StatusCode::from_u16(http_status(self.code()))
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut resp = json_response(status, &self.to_string(), self.code(), self.retry_ms());
+        if matches!(
+            self.code(),
+            ErrorCode::Unavailable | ErrorCode::ResourceExhausted
+        ) {
+            // Whole seconds, rounded up, at least one.
+            let secs = self.retry_ms().div_ceil(1000).max(1);
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        resp
+    }
+
+    /// The retry hint, ms: the limit's own wait, else the outage probe interval.
+    fn retry_ms(&self) -> u64 {
+        match self {
+            Self::Limited { retry_after, .. } => u64::try_from(retry_after.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+            _ => retry_after_ms(),
+        }
+    }
+
     /// As an MCP error the model can read (a tool result with `isError`).
     pub fn to_tool_result(&self) -> rmcp::model::CallToolResult {
-        if let Self::Store(e) = self {
-            tracing::error!(error = %e, "store failed");
-        }
-        if let Self::Internal(e) = self {
-            tracing::error!(error = %e, "internal error");
-        }
+        self.log();
         let mut r = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
             self.to_string(),
         )]);
-        r.structured_content = Some(serde_json::json!({
+        let mut body = serde_json::json!({
             "error": self.to_string(),
             "code": code_name(self.code()),
-        }));
+        });
+        if matches!(
+            self.code(),
+            ErrorCode::Unavailable | ErrorCode::ResourceExhausted
+        ) && let Some(o) = body.as_object_mut()
+        {
+            o.insert("retryAfterMs".into(), self.retry_ms().into());
+        }
+        r.structured_content = Some(body);
         r
     }
+}
+
+/// The retry hint of every `UNAVAILABLE`, ms: a store outage is probed again
+/// after this long.
+pub fn retry_after_ms() -> u64 {
+    u64::try_from(PROBE_INTERVAL.as_millis()).unwrap_or(1000)
+}
+
+fn json_response(status: StatusCode, message: &str, code: ErrorCode, retry_ms: u64) -> Response {
+    let mut body = serde_json::json!({"error": message, "code": code_name(code)});
+    if matches!(code, ErrorCode::Unavailable | ErrorCode::ResourceExhausted)
+        && let Some(o) = body.as_object_mut()
+    {
+        o.insert("retryAfterMs".into(), retry_ms.into());
+    }
+    let mut resp = (status, body.to_string()).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
 }
 
 /// The wire name of a code, as agents see it.
@@ -73,6 +172,7 @@ pub fn code_name(code: ErrorCode) -> &'static str {
         ErrorCode::EngineFailed => "ENGINE_FAILED",
         ErrorCode::Unavailable => "UNAVAILABLE",
         ErrorCode::NetworkRefused => "NETWORK_REFUSED",
+        ErrorCode::ResourceExhausted => "RESOURCE_EXHAUSTED",
         ErrorCode::Internal | ErrorCode::Unspecified => "INTERNAL",
     }
 }
@@ -86,6 +186,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         ErrorCode::ScriptError => 422,
         ErrorCode::Unavailable => 503,
         ErrorCode::NetworkRefused => 403,
+        ErrorCode::ResourceExhausted => 429,
         ErrorCode::EngineFailed | ErrorCode::Internal | ErrorCode::Unspecified => 500,
     }
 }

@@ -9,7 +9,10 @@ pub mod config;
 pub mod dispatch;
 pub mod error;
 pub mod grpc;
+pub mod limits;
 pub mod mcp;
+pub mod oidc;
+pub mod recent;
 pub mod scaling;
 
 use axum::serve::ListenerExt as _;
@@ -45,9 +48,10 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// The whole HTTP surface. Health endpoints stay outside auth; `/mcp` and the
+    /// The whole HTTP surface. Health endpoints (`/healthz`, `/readyz`,
+    /// `grpc.health.v1`) and gRPC reflection stay outside auth; `/mcp` and the
     /// gRPC Browser service sit behind the layers built in [`Gateway::layers`].
-    pub fn router(&self) -> Router {
+    pub async fn router(&self) -> anyhow::Result<Router> {
         let mcp_config = {
             let c = StreamableHttpServerConfig::default()
                 // Stateless: any gateway replica can answer any request.
@@ -55,10 +59,18 @@ impl Gateway {
                 .with_json_response(true)
                 .with_sse_keep_alive(None)
                 .with_max_request_body_bytes(MAX_BODY_BYTES);
+            // The MCP transport spec: a request from a browser page (it carries
+            // `Origin`) is refused with 403 unless its origin is allowed; agents
+            // and SDKs send no Origin and pass.
+            let c = if self.config.allowed_origins.is_empty() {
+                c.enforce_origin_validation()
+            } else {
+                c.with_allowed_origins(self.config.allowed_origins.clone())
+            };
             match (&self.auth, self.config.allowed_hosts.is_empty()) {
                 (_, false) => c.with_allowed_hosts(self.config.allowed_hosts.clone()),
                 // Behind keys, the Host header guards nothing the key does not.
-                (Auth::Keys(_), true) => c.disable_allowed_hosts(),
+                (Auth::Keys(..), true) => c.disable_allowed_hosts(),
                 // Open on loopback: keep rmcp's loopback-only Host check against DNS rebinding.
                 (Auth::Open(_), true) => c,
             }
@@ -69,33 +81,39 @@ impl Gateway {
             Arc::new(NeverSessionManager::default()),
             mcp_config,
         );
-        let grpc = tonic::service::Routes::new(BrowserServer::new(grpc::BrowserService::new(
-            self.dispatcher.clone(),
-        )))
-        .into_axum_router();
-        let protected = Router::new().nest_service("/mcp", mcp).merge(grpc);
+        // One route for the Browser service's methods: the open gRPC services
+        // below bring tonic's fallback, and a router may have only one.
+        let browser = BrowserServer::new(grpc::BrowserService::new(self.dispatcher.clone()));
+        let protected = Router::new()
+            .nest_service("/mcp", mcp)
+            .route_service("/fleet.v1.Browser/{*method}", browser);
+        // Health and reflection answer without a key: probes and grpcurl-style
+        // tools use them, and they reveal nothing a key protects.
+        let (health, health_svc) = tonic_health::server::health_reporter();
+        health
+            .set_serving::<BrowserServer<grpc::BrowserService>>()
+            .await;
+        let open_grpc = fleet_proto::with_reflection(tonic::service::Routes::new(health_svc))
+            .context("building gRPC reflection")?
+            .into_axum_router();
         let dispatcher = self.dispatcher.clone();
-        Router::new()
+        Ok(Router::new()
             .route("/healthz", get(|| async { "ok" }))
             .route(
                 "/readyz",
                 get(move || {
                     let d = dispatcher.clone();
-                    async move {
-                        if d.ready().await {
-                            (http::StatusCode::OK, "ready")
-                        } else {
-                            (
-                                http::StatusCode::SERVICE_UNAVAILABLE,
-                                "store or routing unreachable",
-                            )
-                        }
-                    }
+                    // A store outage does not make the gateway unready: it keeps
+                    // serving live sessions from what it remembers (degraded
+                    // mode), and taking every replica out of the Service would
+                    // turn a partial outage into a total one.
+                    async move { (http::StatusCode::OK, d.readiness().await) }
                 }),
             )
             .merge(fleet_telemetry::router())
             .merge(scaling::router(self.dispatcher.clone()))
-            .merge(self.layers(protected))
+            .merge(open_grpc)
+            .merge(self.layers(protected)))
     }
 
     /// Every cross-cutting layer of the protected routes, in one place. Outermost
@@ -104,8 +122,12 @@ impl Gateway {
         use tower::ServiceBuilder;
         routes.layer(
             ServiceBuilder::new()
-                // 1. A span per request, so logs of one call hang together.
-                .layer(tower_http::trace::TraceLayer::new_for_http())
+                // 1. A span per request, so logs of one call hang together; a
+                //    W3C `traceparent` header makes it part of the caller's trace.
+                .layer(
+                    tower_http::trace::TraceLayer::new_for_http()
+                        .make_span_with(|req: &http::Request<axum::body::Body>| request_span(req)),
+                )
                 // 2. Refuse oversized bodies before reading them.
                 .layer(tower_http::limit::RequestBodyLimitLayer::new(
                     MAX_BODY_BYTES,
@@ -124,9 +146,25 @@ impl Gateway {
                 .layer(axum::middleware::from_fn_with_state(
                     self.auth.clone(),
                     auth::authenticate,
+                ))
+                // 5. The tenant's request rate and calls in flight (its open
+                //    sessions are checked where sessions are created).
+                .layer(axum::middleware::from_fn_with_state(
+                    self.dispatcher.limits().cloned(),
+                    limits::enforce,
                 )),
         )
     }
+}
+
+/// The span of one protected request, a child of the caller's span when the
+/// request carries `traceparent`.
+fn request_span<B>(req: &http::Request<B>) -> tracing::Span {
+    let span = tracing::info_span!("request", method = %req.method(), path = %req.uri().path());
+    fleet_telemetry::trace::set_parent(&span, |name| {
+        req.headers().get(name)?.to_str().ok().map(str::to_owned)
+    });
+    span
 }
 
 /// Serves `gateway` on `listener` until `shutdown`, sweeping expired sessions
@@ -146,6 +184,10 @@ pub async fn run(
                 match dispatcher.sweep_expired().await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(sessions = n, "deleted expired sessions"),
+                    // The outage guard already said the store is away.
+                    Err(GatewayError::Store(e)) if e.is_outage() => {
+                        tracing::debug!(error = %e, "expiry sweep skipped")
+                    }
                     Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
                 }
                 tokio::select! {
@@ -155,7 +197,8 @@ pub async fn run(
             }
         })
     };
-    let served = axum::serve(listener.tap_io(no_delay), gateway.router())
+    let router = gateway.router().await?;
+    let served = axum::serve(listener.tap_io(no_delay), router)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await
         .context("serving the gateway");

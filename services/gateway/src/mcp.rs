@@ -19,9 +19,10 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
+use tracing::Instrument as _;
 
 use crate::dispatch::{DEFAULT_VIEWPORT, Dispatcher, MAX_ACTIONS};
-use crate::error::{GatewayError, code_name, http_status};
+use crate::error::{GatewayError, code_name, http_status, retry_after_ms};
 
 /// Longest page text returned, characters.
 const MAX_TEXT_CHARS: usize = 20_000;
@@ -814,6 +815,9 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                 );
                 o.insert("code".into(), json!(code_name(code)));
                 o.insert("status".into(), json!(http_status(code)));
+                if code == pb::ErrorCode::Unavailable {
+                    o.insert("retryAfterMs".into(), json!(retry_after_ms()));
+                }
             }
             v
         }
@@ -877,8 +881,32 @@ impl ServerHandler for McpServer {
         let Some(tool) = tool else {
             return Ok(self.list(&tenant, request.arguments.as_ref()).await.into());
         };
+        // The trace: `params._meta.traceparent` if the client sent one, else
+        // the HTTP request's `traceparent` header.
+        let span = tracing::info_span!("mcp.tool", tool = %request.name);
+        // rmcp moves the request's `_meta` into the context.
+        let meta = request
+            .meta
+            .as_ref()
+            .map(|m| &m.0.0)
+            .or(Some(&context.meta.0.0));
+        let headers = context
+            .extensions
+            .get::<http::request::Parts>()
+            .map(|p| &p.headers);
+        fleet_telemetry::trace::set_parent(&span, |name| {
+            meta.and_then(|m| m.get(name))
+                .and_then(Value::as_str)
+                .or_else(|| headers?.get(name)?.to_str().ok())
+                .map(str::to_owned)
+        });
         let result = match parse_call(tool, request.arguments.as_ref()) {
-            Ok(actions) => match self.dispatcher.execute(&tenant, actions).await {
+            Ok(actions) => match self
+                .dispatcher
+                .execute(&tenant, actions)
+                .instrument(span)
+                .await
+            {
                 Ok(resp) => render(tool, resp),
                 Err(e) => e.to_tool_result(),
             },

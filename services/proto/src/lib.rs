@@ -1,6 +1,7 @@
 //! fleet-proto owns the generated gRPC types of `proto/fleet/v1`: the public
 //! `fleet.v1.Browser` service, the gateway ↔ worker `fleet.v1.Worker` service, and
-//! the one action model both of them (and the MCP tools) speak.
+//! the one action model both of them (and the MCP tools) speak; and the gRPC
+//! reflection service that describes them.
 
 #![allow(missing_docs)] // generated code; the .proto files carry the documentation
 #![allow(clippy::all)]
@@ -9,6 +10,10 @@
 pub mod v1 {
     tonic::include_proto!("fleet.v1");
 }
+
+/// The encoded `FileDescriptorSet` of `proto/fleet/v1`, served by gRPC reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/fleet_descriptor.bin"));
 
 /// gRPC metadata key a worker sets on an `UNAVAILABLE` refusal of `Worker.Run` that
 /// guarantees the action did not run (not the owner, draining, full), so the
@@ -21,3 +26,20 @@ pub const MAX_FONT_BYTES: usize = 2 * 1024 * 1024;
 
 /// Most fonts one session may register.
 pub const MAX_FONTS_PER_SESSION: usize = 16;
+
+/// Adds gRPC reflection (`grpc.reflection.v1` and `v1alpha`, for older
+/// clients) describing `fleet.v1` and `grpc.health.v1`, so tools such as grpcurl
+/// list and call a process's services without the .proto files.
+pub fn with_reflection(
+    routes: tonic::service::Routes,
+) -> Result<tonic::service::Routes, tonic_reflection::server::Error> {
+    let v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+    Ok(routes.add_service(v1).add_service(v1alpha))
+}

@@ -1,0 +1,233 @@
+//! Tenant limits. Per request, after auth: the request rate (a bucket every
+//! gateway shares through Redis) and the calls in flight. Per call that
+//! creates sessions: the tenant's open sessions ([`Limits::admit_sessions`],
+//! from the dispatcher, before anything is created). A tenant's limits are
+//! what `servo-fleet tenants set` stored, unset values from the gateway's
+//! `--tenant-*` flags; 0 means no limit. While Redis is unreachable each
+//! gateway counts on its own (in memory), so a tenant may get up to one
+//! budget per gateway for that time.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use fleet_store::{Limiter, MemoryLimiter, SessionStore, Tenant, TenantLimits};
+use http::header;
+
+use crate::error::GatewayError;
+use crate::recent::Memory;
+
+/// How long a gateway keeps a tenant's stored limits before reading them
+/// again: a `tenants set` takes effect within this.
+pub const LIMITS_TTL: Duration = Duration::from_secs(10);
+
+/// The limits every gateway enforces, with the counters behind them.
+pub struct Limits {
+    defaults: TenantLimits,
+    store: Arc<dyn SessionStore>,
+    counters: Arc<dyn Limiter>,
+    /// Counts while `counters` (Redis) is unreachable.
+    local: MemoryLimiter,
+    stored: Memory<String, TenantLimits>,
+    /// An in-flight entry whose gateway died lapses after this.
+    lapse: Duration,
+}
+
+/// A call counted in flight; leaving happens when it is dropped, so a call
+/// whose client went away still frees its place.
+struct InFlight {
+    limits: Arc<Limits>,
+    tenant: String,
+    call: String,
+    local: bool,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let (limits, tenant, call, local) = (
+            self.limits.clone(),
+            std::mem::take(&mut self.tenant),
+            std::mem::take(&mut self.call),
+            self.local,
+        );
+        tokio::spawn(async move {
+            let left = if local {
+                limits.local.leave(&tenant, &call).await
+            } else {
+                limits.counters.leave(&tenant, &call).await
+            };
+            if let Err(e) = left {
+                // The entry lapses on its own.
+                tracing::debug!(error = %e, "could not end a call in flight");
+            }
+        });
+    }
+}
+
+impl Limits {
+    /// Limits with `defaults` for unset values, counted in `counters`; calls
+    /// never ended lapse after `lapse`.
+    pub fn new(
+        defaults: TenantLimits,
+        store: Arc<dyn SessionStore>,
+        counters: Arc<dyn Limiter>,
+        lapse: Duration,
+    ) -> Self {
+        Self {
+            defaults,
+            store,
+            counters,
+            local: MemoryLimiter::default(),
+            stored: Memory::new("limits"),
+            lapse,
+        }
+    }
+
+    /// The tenant's limits in force, every value set.
+    pub async fn of(&self, tenant: &Tenant) -> TenantLimits {
+        if let Some(l) = self.stored.younger_than(&tenant.id, LIMITS_TTL) {
+            return l.or(self.defaults);
+        }
+        let stored = self
+            .stored
+            .read_through(tenant.id.clone(), Duration::MAX, async {
+                self.store.tenant_limits(&tenant.id).await.map(Some)
+            })
+            .await;
+        match stored {
+            Ok(l) => l.unwrap_or_default().or(self.defaults),
+            Err(e) => {
+                // Never seen and unreadable: the defaults still bound it.
+                tracing::warn!(error = %e, "tenant limits unreadable; using the defaults");
+                self.defaults
+            }
+        }
+    }
+
+    /// Takes one request from the tenant's rate; the wait when refused.
+    async fn take(&self, tenant: &Tenant, l: TenantLimits) -> Option<Duration> {
+        let rate = l.requests_per_second.unwrap_or(0);
+        if rate == 0 {
+            return None;
+        }
+        let burst = l.burst.unwrap_or(rate).max(1);
+        match self.counters.take(&tenant.id, rate, burst).await {
+            Ok(wait) => wait,
+            Err(_) => self
+                .local
+                .take(&tenant.id, rate, burst)
+                .await
+                .ok()
+                .flatten(),
+        }
+    }
+
+    /// Counts a call in flight; `Err` when the tenant already has its most.
+    async fn enter(
+        self: &Arc<Self>,
+        tenant: &Tenant,
+        l: TenantLimits,
+    ) -> Result<Option<InFlight>, ()> {
+        let max = l.max_in_flight.unwrap_or(0);
+        if max == 0 {
+            return Ok(None);
+        }
+        let call = uuid::Uuid::new_v4().to_string();
+        let (entered, local) = match self
+            .counters
+            .enter(&tenant.id, &call, max, self.lapse)
+            .await
+        {
+            Ok(entered) => (entered, false),
+            Err(_) => (
+                self.local
+                    .enter(&tenant.id, &call, max, self.lapse)
+                    .await
+                    .unwrap_or(true),
+                true,
+            ),
+        };
+        if !entered {
+            return Err(());
+        }
+        Ok(Some(InFlight {
+            limits: self.clone(),
+            tenant: tenant.id.clone(),
+            call,
+            local,
+        }))
+    }
+
+    /// Refuses a call that would create `new` sessions past the tenant's open
+    /// sessions limit; nothing has been created when it does.
+    pub async fn admit_sessions(&self, tenant: &Tenant, new: usize) -> Result<(), GatewayError> {
+        let max = self.of(tenant).await.max_sessions.unwrap_or(0);
+        if max == 0 || new == 0 {
+            return Ok(());
+        }
+        // Unreadable count: creation needs the database too, and fails there.
+        let Ok(open) = self.store.open_sessions(&tenant.id).await else {
+            return Ok(());
+        };
+        let new = u64::try_from(new).unwrap_or(u64::MAX);
+        if open.saturating_add(new) > u64::from(max) {
+            limited(tenant, "sessions");
+            return Err(GatewayError::Limited {
+                message: format!(
+                    "the tenant has {open} open sessions and its limit is {max}; this call would open {new} more: close sessions (servo_session_close) or let them expire"
+                ),
+                retry_after: fleet_store::PROBE_INTERVAL,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn limited(tenant: &Tenant, limit: &'static str) {
+    fleet_telemetry::counter!("fleet_gateway_limited_total", "tenant" => tenant.name.clone(), "limit" => limit)
+        .increment(1);
+}
+
+/// The limits middleware: rate, then calls in flight; runs inside auth.
+pub async fn enforce(
+    State(limits): State<Option<Arc<Limits>>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let (Some(limits), Some(tenant)) = (limits, req.extensions().get::<Tenant>().cloned()) else {
+        return next.run(req).await;
+    };
+    let grpc = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
+    let l = limits.of(&tenant).await;
+    if let Some(wait) = limits.take(&tenant, l).await {
+        limited(&tenant, "requests_per_second");
+        return GatewayError::Limited {
+            message: format!(
+                "the tenant is over its {} requests per second (burst {}); retry after the hint",
+                l.requests_per_second.unwrap_or(0),
+                l.burst.unwrap_or(0)
+            ),
+            retry_after: wait,
+        }
+        .to_http(grpc);
+    }
+    let Ok(guard) = limits.enter(&tenant, l).await else {
+        limited(&tenant, "in_flight");
+        return GatewayError::Limited {
+            message: format!(
+                "the tenant already has {} calls in flight, its limit; retry when one ends",
+                l.max_in_flight.unwrap_or(0)
+            ),
+            retry_after: fleet_store::PROBE_INTERVAL,
+        }
+        .to_http(grpc);
+    };
+    let response = next.run(req).await;
+    drop(guard);
+    response
+}

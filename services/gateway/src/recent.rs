@@ -1,0 +1,380 @@
+//! What the gateway remembers so calls on live sessions keep working while
+//! Postgres or Redis is away: keys it verified, session rows and routes it
+//! read, the worker list. Every read goes to the store first and refreshes the
+//! memory; the memory answers only when the store is unreachable
+//! ([`StoreError::is_outage`]), and only for entries younger than the grace
+//! period. Keys are the exception: a key verified within the key TTL is
+//! trusted without asking the database at all, which is why a revoked key can
+//! keep working for up to that TTL (the README says so).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::hash::Hash;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use fleet_store::{Route, SessionRow, StoreError, Tenant, WorkerInfo};
+use tokio::time::Instant;
+
+/// Most entries one memory holds; beyond it the oldest are dropped first (a
+/// gateway sees at most this many distinct sessions within a grace period).
+pub const MAX_REMEMBERED: usize = 100_000;
+
+/// One bounded memory of values by key, each stamped with when it was last
+/// confirmed by its store.
+pub(crate) struct Memory<K, V> {
+    kind: &'static str,
+    entries: Mutex<HashMap<K, (V, Instant)>>,
+}
+
+impl<K: Eq + Hash + Clone, V: Clone> Memory<K, V> {
+    pub(crate) fn new(kind: &'static str) -> Self {
+        Self {
+            kind,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, (V, Instant)>> {
+        // Holds plain values: a panic elsewhere cannot leave it half-written.
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The value if it was confirmed less than `age` ago.
+    pub(crate) fn younger_than(&self, key: &K, age: Duration) -> Option<V> {
+        let entries = self.lock();
+        let (v, at) = entries.get(key)?;
+        (at.elapsed() < age).then(|| v.clone())
+    }
+
+    pub(crate) fn put(&self, key: K, value: V) {
+        let mut entries = self.lock();
+        if entries.len() >= MAX_REMEMBERED && !entries.contains_key(&key) {
+            // Drop the oldest tenth in one pass rather than one per insert.
+            let mut by_age: Vec<(Instant, K)> = entries
+                .iter()
+                .map(|(k, (_, at))| (*at, k.clone()))
+                .collect();
+            by_age.sort_unstable_by_key(|(at, _)| *at);
+            for (_, k) in by_age.into_iter().take(MAX_REMEMBERED / 10) {
+                entries.remove(&k);
+            }
+        }
+        entries.insert(key, (value, Instant::now()));
+    }
+
+    fn remove(&self, key: &K) {
+        self.lock().remove(key);
+    }
+
+    /// Reads through `fetch`; on an outage answers from memory within `grace`.
+    pub(crate) async fn read_through(
+        &self,
+        key: K,
+        grace: Duration,
+        fetch: impl Future<Output = Result<Option<V>, StoreError>>,
+    ) -> Result<Option<V>, StoreError> {
+        match fetch.await {
+            Ok(Some(v)) => {
+                self.put(key, v.clone());
+                Ok(Some(v))
+            }
+            Ok(None) => {
+                self.remove(&key);
+                Ok(None)
+            }
+            Err(e) if e.is_outage() => match self.younger_than(&key, grace) {
+                Some(v) => {
+                    fleet_telemetry::counter!("fleet_gateway_remembered_total", "kind" => self.kind)
+                        .increment(1);
+                    Ok(Some(v))
+                }
+                None => Err(e),
+            },
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// How long what was seen stays usable.
+#[derive(Debug, Clone, Copy)]
+pub struct Grace {
+    /// A verified key is trusted without asking the database for this long.
+    pub key_ttl: Duration,
+    /// While a store is unreachable, what was confirmed within this long
+    /// still answers (keys included).
+    pub outage: Duration,
+}
+
+impl Default for Grace {
+    fn default() -> Self {
+        Self {
+            key_ttl: Duration::from_secs(60),
+            outage: Duration::from_secs(15 * 60),
+        }
+    }
+}
+
+/// The gateway's memory of its stores.
+pub struct Recent {
+    grace: Grace,
+    /// Tenants by key hash (the key itself is never kept).
+    keys: Memory<String, Tenant>,
+    sessions: Memory<String, SessionRow>,
+    routes: Memory<String, Route>,
+    workers: Memory<(), Vec<WorkerInfo>>,
+    /// Each worker by ID, from the registry reads it appeared in.
+    worker_by_id: Memory<String, WorkerInfo>,
+}
+
+impl Recent {
+    /// An empty memory with the given grace periods.
+    pub fn new(grace: Grace) -> Self {
+        Self {
+            grace,
+            keys: Memory::new("key"),
+            sessions: Memory::new("session"),
+            routes: Memory::new("route"),
+            workers: Memory::new("workers"),
+            worker_by_id: Memory::new("worker"),
+        }
+    }
+
+    /// The tenant of a key: from memory when verified within the key TTL,
+    /// otherwise from `lookup` (the database).
+    pub async fn tenant_for_key(
+        &self,
+        key: &str,
+        lookup: impl Future<Output = Result<Option<Tenant>, StoreError>>,
+    ) -> Result<Option<Tenant>, StoreError> {
+        let hash = fleet_store::hash_key(key);
+        if let Some(t) = self.keys.younger_than(&hash, self.grace.key_ttl) {
+            fleet_telemetry::counter!("fleet_gateway_key_cache_hits_total").increment(1);
+            return Ok(Some(t));
+        }
+        self.keys
+            .read_through(hash, self.grace.outage, lookup)
+            .await
+    }
+
+    /// The tenant named `name` (an OIDC token's claim): from memory within the
+    /// key TTL, otherwise through `lookup`.
+    pub async fn tenant_named(
+        &self,
+        name: &str,
+        lookup: impl Future<Output = Result<Tenant, StoreError>>,
+    ) -> Result<Tenant, StoreError> {
+        // Names live beside key hashes; the marker keeps the two apart.
+        let key = format!("tenant-name:{name}");
+        if let Some(t) = self.keys.younger_than(&key, self.grace.key_ttl) {
+            return Ok(t);
+        }
+        let found = self
+            .keys
+            .read_through(key, self.grace.outage, async { lookup.await.map(Some) })
+            .await?;
+        found.ok_or(StoreError::NotFound)
+    }
+
+    /// A session row, through `fetch`.
+    pub async fn session(
+        &self,
+        id: &str,
+        fetch: impl Future<Output = Result<Option<SessionRow>, StoreError>>,
+    ) -> Result<Option<SessionRow>, StoreError> {
+        self.sessions
+            .read_through(id.to_owned(), self.grace.outage, fetch)
+            .await
+    }
+
+    /// Remembers a row the gateway just wrote.
+    pub fn saw_session(&self, row: SessionRow) {
+        self.sessions.put(row.id.clone(), row);
+    }
+
+    /// A session's route, through `fetch`.
+    pub async fn route(
+        &self,
+        id: &str,
+        fetch: impl Future<Output = Result<Option<Route>, StoreError>>,
+    ) -> Result<Option<Route>, StoreError> {
+        self.routes
+            .read_through(id.to_owned(), self.grace.outage, fetch)
+            .await
+    }
+
+    /// Remembers a route the gateway just claimed.
+    pub fn claimed(&self, id: &str, route: Route) {
+        self.routes.put(id.to_owned(), route);
+    }
+
+    /// Forgets a closed session.
+    pub fn closed(&self, id: &str) {
+        self.sessions.remove(&id.to_owned());
+        self.routes.remove(&id.to_owned());
+    }
+
+    /// The live workers, through `fetch`.
+    pub async fn workers(
+        &self,
+        fetch: impl Future<Output = Result<Vec<WorkerInfo>, StoreError>>,
+    ) -> Result<Vec<WorkerInfo>, StoreError> {
+        let found = self
+            .workers
+            .read_through((), self.grace.outage, async { fetch.await.map(Some) })
+            .await?
+            .unwrap_or_default();
+        for w in &found {
+            self.worker_by_id.put(w.id.clone(), w.clone());
+        }
+        Ok(found)
+    }
+
+    /// A worker the registry listed within the outage grace. Right after Redis
+    /// comes back its registry is empty until each worker's next heartbeat; a
+    /// session's owner from before is still worth one try (a worker that is
+    /// really gone refuses the connection, and the call moves on).
+    pub fn worker_seen(&self, id: &str) -> Option<WorkerInfo> {
+        self.worker_by_id
+            .younger_than(&id.to_owned(), self.grace.outage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tenant() -> Tenant {
+        Tenant {
+            id: "t1".into(),
+            name: "acme".into(),
+        }
+    }
+
+    fn outage<T>() -> Result<T, StoreError> {
+        Err(StoreError::Unavailable("postgres"))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_verified_key_is_trusted_for_its_ttl_then_asked_again() {
+        let recent = Recent::new(Grace {
+            key_ttl: Duration::from_secs(60),
+            outage: Duration::from_secs(600),
+        });
+        let found = recent
+            .tenant_for_key("sfk_a", async { Ok(Some(tenant())) })
+            .await;
+        assert_eq!(found.unwrap(), Some(tenant()));
+        // Within the TTL the database is not asked (it would say "revoked").
+        tokio::time::advance(Duration::from_secs(59)).await;
+        let cached = recent.tenant_for_key("sfk_a", async { Ok(None) }).await;
+        assert_eq!(cached.unwrap(), Some(tenant()));
+        // Past it, a revocation is seen.
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert_eq!(
+            recent
+                .tenant_for_key("sfk_a", async { Ok(None) })
+                .await
+                .unwrap(),
+            None
+        );
+        assert!(
+            recent
+                .tenant_for_key("sfk_a", async { outage() })
+                .await
+                .is_err(),
+            "a key the database just refused is not served from memory"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn during_an_outage_a_key_seen_within_the_grace_still_works_and_an_unknown_one_does_not()
+    {
+        let recent = Recent::new(Grace::default());
+        recent
+            .tenant_for_key("sfk_a", async { Ok(Some(tenant())) })
+            .await
+            .unwrap();
+        tokio::time::advance(Duration::from_secs(120)).await;
+        assert_eq!(
+            recent
+                .tenant_for_key("sfk_a", async { outage() })
+                .await
+                .unwrap(),
+            Some(tenant())
+        );
+        assert!(
+            recent
+                .tenant_for_key("sfk_b", async { outage() })
+                .await
+                .is_err()
+        );
+        tokio::time::advance(Duration::from_secs(15 * 60)).await;
+        assert!(
+            recent
+                .tenant_for_key("sfk_a", async { outage() })
+                .await
+                .is_err(),
+            "past the grace period nothing is served from memory"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn routes_answer_from_memory_only_during_an_outage() {
+        let recent = Recent::new(Grace::default());
+        let r = Route {
+            worker: "w1".into(),
+            epoch: 4,
+        };
+        recent.claimed("s1", r.clone());
+        assert_eq!(
+            recent.route("s1", async { outage() }).await.unwrap(),
+            Some(r.clone())
+        );
+        // The store's answer wins whenever there is one.
+        let moved = Route {
+            worker: "w2".into(),
+            epoch: 5,
+        };
+        let m = moved.clone();
+        assert_eq!(
+            recent.route("s1", async { Ok(Some(m)) }).await.unwrap(),
+            Some(moved.clone())
+        );
+        assert_eq!(
+            recent.route("s1", async { outage() }).await.unwrap(),
+            Some(moved)
+        );
+        recent.closed("s1");
+        assert!(recent.route("s1", async { outage() }).await.is_err());
+        // A logical error is never papered over.
+        let stale = recent
+            .route("s2", async { Err(StoreError::Corrupt("bad".into())) })
+            .await;
+        assert!(matches!(stale, Err(StoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn a_full_memory_drops_its_oldest_entries_first() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let m: Memory<usize, usize> = Memory::new("test");
+            for i in 0..MAX_REMEMBERED {
+                m.put(i, i);
+                if i == 0 {
+                    tokio::time::advance(Duration::from_millis(1)).await;
+                }
+            }
+            tokio::time::advance(Duration::from_millis(1)).await;
+            m.put(MAX_REMEMBERED, 0);
+            let entries = m.lock();
+            assert!(!entries.contains_key(&0), "the oldest entry went");
+            assert!(entries.contains_key(&MAX_REMEMBERED));
+            assert!(entries.len() <= MAX_REMEMBERED);
+        });
+    }
+}
