@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};
 use fleet_policy::PolicyConfig;
-use fleet_store::{Routing, SessionStore, StoreConfig, open_routing, open_store};
+use fleet_store::{Routing, SessionStore, StoreConfig, open_limiter, open_routing, open_store};
 use fleet_worker::deletion_cost::DeletionCost;
 use fleet_worker::{Backends, Worker, WorkerConfig};
 use tokio::net::TcpListener;
@@ -26,16 +26,19 @@ pub struct Cli {
 #[derive(Debug, clap::Subcommand)]
 enum Command {
     /// Run the whole fleet in one process: gateway and worker, SQLite, in-process routing.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run a gateway (MCP at /mcp and gRPC fleet.v1.Browser) against Postgres and Redis.
-    Gateway(GatewayArgs),
+    Gateway(Box<GatewayArgs>),
     /// Run a worker (gRPC fleet.v1.Worker) against Postgres and Redis.
-    Worker(WorkerArgs),
+    Worker(Box<WorkerArgs>),
     /// Apply the database migrations and exit.
     Migrate(MigrateArgs),
-    /// Manage API keys.
+    /// Manage API keys: create, list, revoke, rotate.
     #[command(subcommand)]
-    Keys(KeysCommand),
+    Keys(crate::keys::KeysCommand),
+    /// Manage tenants' limits: set, show.
+    #[command(subcommand)]
+    Tenants(crate::tenants::TenantsCommand),
     /// Measure the fleet side by side with headless Chromium (or run the load test).
     Bench(fleet_bench::BenchConfig),
     /// Write the fidelity corpus's golden files from headless Chromium (scripts/goldens.sh).
@@ -68,6 +71,8 @@ struct ServeArgs {
     gateway: GatewayConfig,
     #[command(flatten)]
     worker: WorkerConfig,
+    #[command(flatten)]
+    trace: fleet_telemetry::trace::TraceConfig,
 }
 
 #[derive(Debug, clap::Args)]
@@ -81,6 +86,8 @@ struct GatewayArgs {
     policy: PolicyConfig,
     #[command(flatten)]
     gateway: GatewayConfig,
+    #[command(flatten)]
+    trace: fleet_telemetry::trace::TraceConfig,
 }
 
 #[derive(Debug, clap::Args)]
@@ -94,6 +101,8 @@ struct WorkerArgs {
     policy: PolicyConfig,
     #[command(flatten)]
     worker: WorkerConfig,
+    #[command(flatten)]
+    trace: fleet_telemetry::trace::TraceConfig,
 }
 
 #[derive(Debug, clap::Args)]
@@ -113,27 +122,17 @@ pub(crate) struct SmokeArgs {
     pub(crate) api_key: String,
 }
 
-#[derive(Debug, clap::Subcommand)]
-enum KeysCommand {
-    /// Create an API key for a tenant (created if new) and print it once.
-    Create {
-        /// The tenant's name.
-        #[arg(long, env = "FLEET_TENANT")]
-        tenant: String,
-        #[command(flatten)]
-        store: StoreConfig,
-    },
-}
-
-/// Logs go to stderr (stdout is for machine-readable output); `RUST_LOG` filters.
-pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        // rmcp logs every stateless request's service start and stop at info.
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+/// Logs go to stderr (stdout is for machine-readable output); `RUST_LOG`
+/// filters. Services also export traces when their OTLP settings say so; the
+/// guard flushes them when `main` ends.
+pub fn init_tracing(cli: &Cli) -> anyhow::Result<fleet_telemetry::trace::Tracing> {
+    let (config, service) = match &cli.command {
+        Command::Gateway(a) => (Some(&a.trace), "servo-fleet-gateway"),
+        Command::Worker(a) => (Some(&a.trace), "servo-fleet-worker"),
+        Command::Serve(a) => (Some(&a.trace), "servo-fleet"),
+        _ => (None, "servo-fleet"),
+    };
+    fleet_telemetry::trace::init(config, service)
 }
 
 fn database_url(store: &StoreConfig) -> anyhow::Result<&str> {
@@ -157,10 +156,18 @@ async fn open_fleet_stores(
     let store = open_store(database_url(config)?)
         .await
         .context("opening the SQL store")?;
-    let routing = open_routing(redis_url(config)?)
+    let routing = open_routing(redis_url(config)?, &config.redis_key_prefix)
         .await
         .context("connecting to Redis")?;
     Ok((store, routing))
+}
+
+/// The OIDC verifier the gateway flags configure, if any.
+fn oidc(config: &GatewayConfig) -> anyhow::Result<Option<fleet_gateway::oidc::Oidc>> {
+    config
+        .oidc()?
+        .map(fleet_gateway::oidc::Oidc::new)
+        .transpose()
 }
 
 /// Cancels on Ctrl-C or SIGTERM.
@@ -202,24 +209,33 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
 /// Runs one subcommand to completion.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(args) => serve(args).await,
+        Command::Serve(args) => serve(*args).await,
         Command::Gateway(args) => {
             let (store, routing) = open_fleet_stores(&args.store).await?;
+            let counters = open_limiter(redis_url(&args.store)?, &args.store.redis_key_prefix)
+                .await
+                .context("connecting to Redis")?;
             let dispatcher = Dispatcher::new(
-                store.clone(),
+                store,
                 routing,
                 args.policy.policy(),
                 args.store.session_ttl_ms(),
             )
-            .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs));
+            .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs))
+            .with_grace(args.gateway.grace())
+            .with_limits(
+                args.gateway.tenant_defaults(),
+                counters,
+                args.gateway.in_flight_lapse(),
+            );
             let gateway = Gateway {
+                auth: Auth::keys(&dispatcher, oidc(&args.gateway)?),
                 dispatcher,
-                auth: Auth::Keys(store),
                 config: args.gateway,
             };
             fleet_gateway::run(bind(args.listen).await?, gateway, shutdown_token()).await
         }
-        Command::Worker(args) => worker(args).await,
+        Command::Worker(args) => worker(*args).await,
         Command::Migrate(args) => {
             open_store(database_url(&args.store)?)
                 .await
@@ -233,21 +249,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Goldens(config) => fleet_bench::fidelity::goldens::run(config).await,
         Command::Smoke(args) => crate::smoke::run(&args).await,
-        Command::Keys(KeysCommand::Create { tenant, store }) => {
-            if tenant.trim().is_empty() {
-                bail!("--tenant must not be empty");
-            }
-            let store = open_store(database_url(&store)?)
-                .await
-                .context("opening the SQL store")?;
-            let key = store.create_key(tenant.trim()).await?;
-            eprintln!(
-                "created a key for tenant {:?}; it is shown only this once:",
-                key.tenant.name
-            );
-            println!("{}", key.key);
-            Ok(())
-        }
+        Command::Keys(command) => crate::keys::run(command).await,
+        Command::Tenants(command) => crate::tenants::run(command).await,
     }
 }
 
@@ -300,20 +303,25 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     };
     let store = open_store(&url).await.context("opening the SQL store")?;
-    let routing = open_routing(args.store.redis_url.as_deref().unwrap_or("memory:")).await?;
+    let routing = open_routing(
+        args.store.redis_url.as_deref().unwrap_or("memory:"),
+        &args.store.redis_key_prefix,
+    )
+    .await?;
+    let counters = open_limiter(
+        args.store.redis_url.as_deref().unwrap_or("memory:"),
+        &args.store.redis_key_prefix,
+    )
+    .await?;
     let loopback = args.listen.ip().is_loopback();
-    let auth = if loopback && !args.require_keys {
-        Auth::Open(store.ensure_tenant("local").await?)
-    } else {
-        if store.key_count().await? == 0 {
-            bail!(
-                "refusing to listen on {} without API keys: anyone who can reach it could drive the browser. \
-                 Create a key first (`servo-fleet keys create --tenant NAME --database-url {url}`) or listen on 127.0.0.1",
-                args.listen
-            );
-        }
-        Auth::Keys(store.clone())
-    };
+    let open = loopback && !args.require_keys;
+    if !open && store.key_count().await? == 0 {
+        bail!(
+            "refusing to listen on {} without API keys: anyone who can reach it could drive the browser. \
+             Create a key first (`servo-fleet keys create --tenant NAME --database-url {url}`) or listen on 127.0.0.1",
+            args.listen
+        );
+    }
     let gateway_listener = bind(args.listen).await?;
     let worker_listener = bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
     let backends = Backends {
@@ -328,8 +336,22 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         backends,
         worker_listener.local_addr()?,
     )?;
+    let local = match open {
+        true => Some(store.ensure_tenant("local").await?),
+        false => None,
+    };
     let dispatcher = Dispatcher::new(store, routing, policy, args.store.session_ttl_ms())
-        .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs));
+        .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs))
+        .with_grace(args.gateway.grace())
+        .with_limits(
+            args.gateway.tenant_defaults(),
+            counters,
+            args.gateway.in_flight_lapse(),
+        );
+    let auth = match local {
+        Some(tenant) => Auth::Open(tenant),
+        None => Auth::keys(&dispatcher, oidc(&args.gateway)?),
+    };
     let gateway = Gateway {
         dispatcher,
         auth: auth.clone(),

@@ -2,14 +2,22 @@
 //! needs, builds a service from its crate, and runs it until Ctrl-C or SIGTERM.
 
 mod cli;
+mod keys;
 mod smoke;
+mod tenants;
 
 use clap::Parser as _;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = cli::Cli::parse();
-    cli::init_tracing();
+    let _traces = match cli::init_tracing(&cli) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("servo-fleet: {e:#}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     match cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

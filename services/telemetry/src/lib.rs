@@ -1,6 +1,9 @@
-//! fleet-telemetry owns the process's metrics: one Prometheus recorder, installed
-//! on first use, and the `/metrics` route every service mounts. Services record
-//! with the `metrics` macros; in one-process mode gateway and worker share it.
+//! fleet-telemetry owns the process's metrics — one Prometheus recorder,
+//! installed on first use, and the `/metrics` route every service mounts
+//! (services record with the `metrics` macros; in one-process mode gateway and
+//! worker share it) — and its logs and traces ([`trace`]).
+
+pub mod trace;
 
 use std::sync::OnceLock;
 
