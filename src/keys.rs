@@ -78,7 +78,8 @@ fn parse_duration_ms(text: &str) -> Result<i64, String> {
     Ok(ms)
 }
 
-async fn open(store: &StoreConfig) -> anyhow::Result<SqlStore> {
+/// The SQL store an admin command works on, migrated.
+pub(crate) async fn open(store: &StoreConfig) -> anyhow::Result<SqlStore> {
     let url = store.database_url.as_deref().context(
         "--database-url (or FLEET_DATABASE_URL) is required, e.g. postgres://user@host/db",
     )?;

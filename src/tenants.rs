@@ -2,8 +2,9 @@
 //! within ten seconds; values not set fall back to the gateways' `--tenant-*`
 //! flags.
 
-use anyhow::Context as _;
-use fleet_store::{SqlStore, StoreConfig, TenantLimits};
+use fleet_store::{StoreConfig, TenantLimits};
+
+use crate::keys::open;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum TenantsCommand {
@@ -33,17 +34,6 @@ pub(crate) enum TenantsCommand {
         #[command(flatten)]
         store: StoreConfig,
     },
-}
-
-async fn open(store: &StoreConfig) -> anyhow::Result<SqlStore> {
-    let url = store.database_url.as_deref().context(
-        "--database-url (or FLEET_DATABASE_URL) is required, e.g. postgres://user@host/db",
-    )?;
-    let sql = SqlStore::connect(url)
-        .await
-        .context("opening the SQL store")?;
-    sql.migrate().await.context("applying migrations")?;
-    Ok(sql)
 }
 
 fn print(tenant: &str, l: &TenantLimits) {

@@ -1,5 +1,5 @@
 //! The typed twin of the MCP tools: `fleet.v1.Browser` on the gateway's port, with
-//! the same auth; and the workers' gRPC health service.
+//! the same auth; gRPC health and reflection on the gateway and the workers.
 
 use fleet_proto::v1::{self as pb, browser_client::BrowserClient};
 use tonic::metadata::MetadataValue;
@@ -123,6 +123,67 @@ async fn workers_and_the_gateway_answer_health_checks() {
         wk.contains("fleet_worker_runs_total{outcome=\"ok\"} 1"),
         "{wk}"
     );
+    assert_eq!(
+        status.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+}
+
+/// Lists the services a process describes through gRPC reflection (v1).
+async fn reflected_services(base: &str) -> Vec<String> {
+    use tonic_reflection::pb::v1::{
+        ServerReflectionRequest, server_reflection_client::ServerReflectionClient,
+        server_reflection_request::MessageRequest, server_reflection_response::MessageResponse,
+    };
+    let channel = tonic::transport::Channel::from_shared(base.to_owned())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut answers = ServerReflectionClient::new(channel)
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let answer = answers.message().await.unwrap().unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
+        panic!("not a service list: {answer:?}");
+    };
+    let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reflection_and_health_describe_the_gateway_and_the_worker_without_a_key() {
+    let fleet = Fleet::start(1).await;
+    let gateway = reflected_services(&fleet.gateway).await;
+    for service in [
+        "fleet.v1.Browser",
+        "fleet.v1.Worker",
+        "grpc.health.v1.Health",
+    ] {
+        assert!(gateway.contains(&service.to_owned()), "{gateway:?}");
+    }
+    let worker = reflected_services(&format!("http://{}", fleet.workers[0].0)).await;
+    assert!(worker.contains(&"fleet.v1.Worker".to_owned()), "{worker:?}");
+
+    let channel = tonic::transport::Channel::from_shared(fleet.gateway.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let status = tonic_health::pb::health_client::HealthClient::new(channel)
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "fleet.v1.Browser".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(
         status.status,
         tonic_health::pb::health_check_response::ServingStatus::Serving as i32

@@ -82,6 +82,16 @@ where
     }
 }
 
+/// A process's `/metrics` text.
+pub async fn metrics(base: &str) -> String {
+    reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 pub async fn http_ok(url: &str) -> bool {
     matches!(reqwest::get(url).await, Ok(r) if r.status().is_success())
 }
@@ -260,14 +270,45 @@ impl Fleet {
 
     /// As [`Fleet::start`], with extra environment for the workers.
     pub async fn start_with(n: usize, worker_env: &[(&str, &str)]) -> Fleet {
+        Self::start_inner(n, worker_env, &[], None).await
+    }
+
+    /// As [`Fleet::start`], with extra environment for every process.
+    pub async fn start_env(n: usize, env: &[(&str, &str)]) -> Fleet {
+        Self::start_inner(n, env, env, None).await
+    }
+
+    /// As [`Fleet::start`], with the fleet's processes reaching Postgres and
+    /// Redis only through the given proxy ports (the test reaches them directly).
+    pub async fn start_through(n: usize, postgres_port: u16, redis_port: u16) -> Fleet {
+        Self::start_inner(n, &[], &[], Some((postgres_port, redis_port))).await
+    }
+
+    async fn start_inner(
+        n: usize,
+        worker_env: &[(&str, &str)],
+        gateway_env: &[(&str, &str)],
+        through: Option<(u16, u16)>,
+    ) -> Fleet {
         let db = Database::create().await;
         let (redis_url, redis, redis_db) = fresh_redis().await;
         let (ok, out, err) = run_cli(&["migrate", "--database-url", &db.url]).await;
         assert!(ok, "migrate failed: {out}{err}");
+        let (db_url, fleet_redis_url) = match through {
+            None => (db.url.clone(), redis_url.clone()),
+            Some((pg, rd)) => (with_port(&db.url, pg), with_port(&redis_url, rd)),
+        };
         let workers = (0..n)
-            .map(|i| start_worker(&db.url, &redis_url, &format!("worker-{i}"), worker_env))
+            .map(|i| {
+                start_worker(
+                    &db_url,
+                    &fleet_redis_url,
+                    &format!("worker-{i}"),
+                    worker_env,
+                )
+            })
             .collect();
-        let (base, gateway) = start_gateway(&db.url, &redis_url).await;
+        let (base, gateway) = start_gateway_with(&db_url, &fleet_redis_url, gateway_env).await;
         wait_for_workers(&redis, n).await;
         Fleet {
             db,
@@ -325,6 +366,26 @@ impl Fleet {
     }
 }
 
+/// `url` with its port replaced (a store URL pointed at a proxy).
+fn with_port(url: &str, port: u16) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let (host, _) = authority.rsplit_once(':').unwrap();
+    format!("{scheme}://{host}:{port}/{path}")
+}
+
+/// The `host:port` a store URL names.
+pub fn host_port(url: &str) -> String {
+    let rest = url.split_once("://").unwrap().1;
+    let authority = rest.split('/').next().unwrap();
+    authority.rsplit('@').next().unwrap().to_owned()
+}
+
+/// The admin Postgres URL and the Redis base URL the tests use.
+pub fn store_urls() -> (String, String) {
+    (admin_url(), redis_base())
+}
+
 /// Starts a worker process named `id` on the given stores; returns its listen
 /// address and process (it registers itself shortly after).
 pub fn start_worker(
@@ -359,10 +420,17 @@ pub fn start_worker(
 
 /// Starts a gateway on the given stores and waits until it is ready.
 pub async fn start_gateway(database_url: &str, redis_url: &str) -> (String, Proc) {
+    start_gateway_with(database_url, redis_url, &[]).await
+}
+
+/// As [`start_gateway`], with extra environment.
+pub async fn start_gateway_with(
+    database_url: &str,
+    redis_url: &str,
+    extra_env: &[(&str, &str)],
+) -> (String, Proc) {
     let listen = format!("127.0.0.1:{}", free_port());
-    let gateway = spawn(
-        "gateway",
-        &["gateway", "--listen", &listen],
+    let env = [
         &[
             ("FLEET_DATABASE_URL", database_url),
             ("FLEET_REDIS_URL", redis_url),
@@ -370,7 +438,10 @@ pub async fn start_gateway(database_url: &str, redis_url: &str) -> (String, Proc
             // Expired sessions are swept within a second, so tests can watch it.
             ("FLEET_EXPIRY_SWEEP_SECS", "1"),
         ],
-    );
+        extra_env,
+    ]
+    .concat();
+    let gateway = spawn("gateway", &["gateway", "--listen", &listen], &env);
     let base = format!("http://{listen}");
     let ready = format!("{base}/readyz");
     wait_for(

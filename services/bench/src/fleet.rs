@@ -22,6 +22,8 @@ pub struct FleetConfig {
     pub redis_url: String,
     /// Live sessions each worker may hold.
     pub capacity: u32,
+    /// Environment for every process, after the fleet's own.
+    pub extra_env: Vec<(String, String)>,
 }
 
 /// A running gateway and its workers.
@@ -120,6 +122,7 @@ impl Fleet {
                 .args(["--worker-id", &format!("bench-{}-{i}", std::process::id())])
                 .args(["--capacity", &config.capacity.to_string()])
                 .envs(env)
+                .envs(config.extra_env.iter().map(|(k, v)| (k, v)))
                 .stdout(Stdio::null())
                 .kill_on_drop(true)
                 .spawn()
@@ -132,6 +135,7 @@ impl Fleet {
             Command::new(&config.binary)
                 .args(["gateway", "--listen", &listen])
                 .envs(env)
+                .envs(config.extra_env.iter().map(|(k, v)| (k, v)))
                 .stdout(Stdio::null())
                 .kill_on_drop(true)
                 .spawn()

@@ -67,6 +67,21 @@ pub struct BenchConfig {
         default_value = "redis://127.0.0.1:6379/0"
     )]
     pub redis_url: String,
+    /// Extra environment for the fleet's processes, `NAME=VALUE`, repeatable
+    /// (e.g. `--fleet-env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317`
+    /// to measure a call with tracing on).
+    #[arg(long = "fleet-env", value_parser = parse_env)]
+    pub fleet_env: Vec<(String, String)>,
+}
+
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} must be NAME=VALUE"))?;
+    if name.is_empty() {
+        return Err(format!("{text:?} must be NAME=VALUE"));
+    }
+    Ok((name.to_owned(), value.to_owned()))
 }
 
 /// The machine a report was measured on.
@@ -150,6 +165,7 @@ pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
         database_url: config.database_url.clone(),
         redis_url: config.redis_url.clone(),
         capacity: 128,
+        extra_env: config.fleet_env.clone(),
     };
     let mut report = Report {
         date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),

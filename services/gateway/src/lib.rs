@@ -188,6 +188,9 @@ pub async fn run(
                     Err(GatewayError::Store(e)) if e.is_outage() => {
                         tracing::debug!(error = %e, "expiry sweep skipped")
                     }
+                    Err(GatewayError::Store(e)) => {
+                        tracing::warn!(error = %e, "expiry sweep failed")
+                    }
                     Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
                 }
                 tokio::select! {
