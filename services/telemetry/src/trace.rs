@@ -105,12 +105,19 @@ pub fn init(config: Option<&TraceConfig>, service: &str) -> anyhow::Result<Traci
         .with_endpoint(endpoint.clone())
         .build()
         .with_context(|| format!("the OTLP exporter for {endpoint}"))?;
+    // The builder reads OTEL_RESOURCE_ATTRIBUTES; a `service.name` there wins
+    // over the default, OTEL_SERVICE_NAME over both (as the spec orders them).
+    let detected = opentelemetry_sdk::Resource::builder()
+        .build()
+        .get(&opentelemetry::Key::from_static_str("service.name"))
+        .map(|v| v.to_string())
+        .filter(|n| !n.starts_with("unknown_service"));
     let name = config
         .service_name
         .clone()
         .filter(|n| !n.is_empty())
+        .or(detected)
         .unwrap_or_else(|| service.to_owned());
-    // The builder also reads OTEL_RESOURCE_ATTRIBUTES.
     let resource = opentelemetry_sdk::Resource::builder()
         .with_service_name(name)
         .build();
