@@ -375,19 +375,14 @@ async fn live_sessions_keep_working_through_30_s_outages_of_postgres_and_redis_a
         0.0,
         "over"
     );
-    let mut flushed = 0.0;
+    // Checkpoints waited in the workers' backlogs (the storage check above
+    // proves they reached Postgres afterwards, by the flusher or the next call).
+    let mut deferred = 0.0;
     for (addr, _) in &fleet.workers {
-        flushed += metric(
-            &format!("http://{addr}"),
-            "fleet_worker_checkpoints_flushed_total",
-            "",
-        )
-        .await;
+        let base = format!("http://{addr}");
+        deferred += metric(&base, "fleet_worker_checkpoints_deferred_total", "").await;
     }
-    assert!(
-        flushed > 0.0,
-        "unwritten checkpoints were written afterwards"
-    );
+    assert!(deferred > 0.0, "checkpoints waited for the database");
 
     let r = outage(&fleet, &writers, &next, &redis, &opener).await;
     check("redis", &r);

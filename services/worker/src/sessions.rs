@@ -432,7 +432,11 @@ impl Sessions {
             Err(e) if e.is_outage() => {
                 let unwritten = Unwritten::new(epoch, &parts, &url, &title);
                 return match self.inner.backlog.put(session_id, unwritten) {
-                    Ok(()) => Ok(()),
+                    Ok(()) => {
+                        fleet_telemetry::counter!("fleet_worker_checkpoints_deferred_total")
+                            .increment(1);
+                        Ok(())
+                    }
                     Err(_) => {
                         tracing::warn!(session = %session_id, "checkpoint backlog full");
                         Err(NotSaved::Failed(Failure::new(
