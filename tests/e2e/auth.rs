@@ -194,7 +194,7 @@ async fn keys_are_listed_without_the_secret_and_revoked_rotated_or_expired_keys_
     );
     assert_eq!(post_mcp(&gateway, Some(&bearer(&newest))).await, 200);
 
-    let brief = cli(vec!["create", "--tenant", "life", "--expires-in", "2s"]).await;
+    let brief = cli(vec!["create", "--tenant", "life", "--expires-in", "5s"]).await;
     assert_eq!(post_mcp(&gateway, Some(&bearer(&brief))).await, 200);
     wait_for(
         "the key to expire",
