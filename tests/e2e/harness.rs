@@ -296,7 +296,10 @@ impl Fleet {
         assert!(ok, "migrate failed: {out}{err}");
         let (db_url, fleet_redis_url) = match through {
             None => (db.url.clone(), redis_url.clone()),
-            Some((pg, rd)) => (with_port(&db.url, pg), with_port(&redis_url, rd)),
+            Some((pg, rd)) => (
+                crate::proxy::with_port(&db.url, pg),
+                crate::proxy::with_port(&redis_url, rd),
+            ),
         };
         let workers = (0..n)
             .map(|i| {
@@ -364,21 +367,6 @@ impl Fleet {
             .unwrap();
         (w.unwrap_or_default(), e.unwrap_or_default())
     }
-}
-
-/// `url` with its port replaced (a store URL pointed at a proxy).
-fn with_port(url: &str, port: u16) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap();
-    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let (host, _) = authority.rsplit_once(':').unwrap();
-    format!("{scheme}://{host}:{port}/{path}")
-}
-
-/// The `host:port` a store URL names.
-pub fn host_port(url: &str) -> String {
-    let rest = url.split_once("://").unwrap().1;
-    let authority = rest.split('/').next().unwrap();
-    authority.rsplit('@').next().unwrap().to_owned()
 }
 
 /// The admin Postgres URL and the Redis base URL the tests use.

@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::harness::{Client, Fleet, fixtures, host_port, mcp, store_urls, wait_for};
-use crate::proxy::Proxy;
+use crate::harness::{Client, Fleet, fixtures, mcp, store_urls, wait_for};
+use crate::proxy::{Proxy, host_port};
 
 /// How long each store is away.
 const CUT: Duration = Duration::from_secs(30);

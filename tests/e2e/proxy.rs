@@ -93,3 +93,18 @@ async fn pipe(mut client: TcpStream, upstream: SocketAddr, mut rx: watch::Receiv
         () = until_cut(&mut rx) => {}
     }
 }
+
+/// `url` with its port replaced (a store URL pointed at a proxy).
+pub fn with_port(url: &str, port: u16) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let (host, _) = authority.rsplit_once(':').unwrap();
+    format!("{scheme}://{host}:{port}/{path}")
+}
+
+/// The `host:port` a store URL names.
+pub fn host_port(url: &str) -> String {
+    let rest = url.split_once("://").unwrap().1;
+    let authority = rest.split('/').next().unwrap();
+    authority.rsplit('@').next().unwrap().to_owned()
+}

@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod oidc;
 pub mod recent;
 pub mod scaling;
+pub mod validate;
 
 use axum::serve::ListenerExt as _;
 use std::sync::Arc;

@@ -21,8 +21,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use tracing::Instrument as _;
 
-use crate::dispatch::{DEFAULT_VIEWPORT, Dispatcher, MAX_ACTIONS};
+use crate::dispatch::Dispatcher;
 use crate::error::{GatewayError, code_name, http_status, retry_after_ms};
+use crate::validate::{DEFAULT_VIEWPORT, MAX_ACTIONS};
 
 /// Longest page text returned, characters.
 const MAX_TEXT_CHARS: usize = 20_000;
@@ -553,7 +554,7 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                 Some(0) => {
                     return Err(invalid(format!(
                         "actions[{i}].timeMs must be 1 to {}; got 0",
-                        crate::dispatch::MAX_WAIT_MS
+                        crate::validate::MAX_WAIT_MS
                     )));
                 }
                 n => n.unwrap_or(0),
@@ -578,7 +579,7 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                 Some(0) => {
                     return Err(invalid(format!(
                         "actions[{i}].maxNodes must be 1 to {}; got 0",
-                        crate::dispatch::MAX_A11Y_NODES
+                        crate::validate::MAX_A11Y_NODES
                     )));
                 }
                 n => n.unwrap_or(0),
@@ -919,7 +920,7 @@ impl ServerHandler for McpServer {
 fn list_tool() -> Tool {
     let schema = json!({
         "type": "object",
-        "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": crate::dispatch::MAX_LIST, "default": crate::dispatch::DEFAULT_LIST}},
+        "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": crate::validate::MAX_LIST, "default": crate::validate::DEFAULT_LIST}},
         "additionalProperties": false
     });
     let schema = match schema {
@@ -985,7 +986,7 @@ fn parse_limit(args: Option<&JsonObject>) -> Result<u32, GatewayError> {
             .ok_or_else(|| {
                 invalid(format!(
                     "limit must be an integer from 1 to {}",
-                    crate::dispatch::MAX_LIST
+                    crate::validate::MAX_LIST
                 ))
             }),
     }
