@@ -205,6 +205,13 @@ impl SessionStore for GuardedStore {
     async fn load_checkpoint(&self, id: &str) -> Result<Option<StoredCheckpoint>, StoreError> {
         self.breaker.call(self.inner.load_checkpoint(id)).await
     }
+    async fn take_over(
+        &self,
+        id: &str,
+        epoch: u64,
+    ) -> Result<Option<StoredCheckpoint>, StoreError> {
+        self.breaker.call(self.inner.take_over(id, epoch)).await
+    }
     async fn list_sessions(
         &self,
         tenant_id: &str,

@@ -17,6 +17,7 @@ mod redis_limiter;
 mod redis_routing;
 mod routing;
 mod sql;
+mod takeover;
 mod tenant_limits;
 
 pub use config::StoreConfig;

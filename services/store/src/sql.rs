@@ -162,6 +162,12 @@ pub trait SessionStore: Send + Sync {
     ) -> Result<CheckpointWrite, StoreError>;
     /// The latest checkpoint, if one was written.
     async fn load_checkpoint(&self, id: &str) -> Result<Option<StoredCheckpoint>, StoreError>;
+    /// Takes the session over for a new owner at `epoch` and returns its latest
+    /// checkpoint, atomically: from then on a save by an older epoch is refused
+    /// (`StaleEpoch`, as is this call if a newer owner took it over). The
+    /// checkpoint's epoch is the stored one from before the takeover.
+    async fn take_over(&self, id: &str, epoch: u64)
+    -> Result<Option<StoredCheckpoint>, StoreError>;
     /// A tenant's unexpired sessions, most recently used first.
     async fn list_sessions(
         &self,
@@ -190,7 +196,7 @@ pub trait SessionStore: Send + Sync {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Backend {
+pub(crate) enum Backend {
     Postgres,
     Sqlite,
 }
@@ -199,18 +205,18 @@ enum Backend {
 #[derive(Clone)]
 pub struct SqlStore {
     pub(crate) pool: AnyPool,
-    backend: Backend,
+    pub(crate) backend: Backend,
 }
 
 fn to_u32(v: i64) -> u32 {
     u32::try_from(v).unwrap_or(0)
 }
 
-fn to_u64(v: i64) -> u64 {
+pub(crate) fn to_u64(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-fn to_i64(v: u64) -> i64 {
+pub(crate) fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
@@ -456,40 +462,27 @@ impl SessionStore for SqlStore {
     async fn load_checkpoint(&self, id: &str) -> Result<Option<StoredCheckpoint>, StoreError> {
         // One transaction: a concurrent save must not be seen half written.
         let mut tx = self.pool.begin().await?;
-        let parts = sqlx::query("SELECT part FROM session_parts WHERE session_id = $1")
-            .bind(id)
-            .fetch_all(&mut *tx)
-            .await?;
-        if parts.is_empty() {
+        let Some(parts) = crate::takeover::read_parts(&mut tx, id).await? else {
             return Ok(None);
-        }
+        };
         let epoch = sqlx::query("SELECT epoch FROM sessions WHERE id = $1")
             .bind(id)
             .fetch_one(&mut *tx)
             .await?
             .try_get("epoch")?;
-        let chunks = sqlx::query(
-            "SELECT part, data FROM session_part_chunks WHERE session_id = $1 ORDER BY chunk",
-        )
-        .bind(id)
-        .fetch_all(&mut *tx)
-        .await?;
         tx.commit().await?;
-        let mut out = std::collections::BTreeMap::<String, Vec<u8>>::new();
-        for row in &parts {
-            out.insert(row.try_get("part")?, Vec::new());
-        }
-        for row in &chunks {
-            let part: String = row.try_get("part")?;
-            let data: Vec<u8> = row.try_get("data")?;
-            if let Some(bytes) = out.get_mut(&part) {
-                bytes.extend_from_slice(&data);
-            }
-        }
         Ok(Some(StoredCheckpoint {
             epoch: to_u64(epoch),
-            parts: out.into_iter().collect(),
+            parts,
         }))
+    }
+
+    async fn take_over(
+        &self,
+        id: &str,
+        epoch: u64,
+    ) -> Result<Option<StoredCheckpoint>, StoreError> {
+        self.take_over_checkpoint(id, epoch).await
     }
 
     async fn list_sessions(

@@ -314,7 +314,7 @@ impl Sessions {
         if req.create {
             return Ok(tab);
         }
-        let stored = self.newest_checkpoint(&req.session_id).await?;
+        let stored = self.newest_checkpoint(&req.session_id, req.epoch).await?;
         if let Some(parts) = stored {
             let started = Instant::now();
             match self.apply(&mut tab, parts).await? {
@@ -338,14 +338,16 @@ impl Sessions {
         Ok(tab)
     }
 
-    /// The session's newest checkpoint: the store's, or this worker's unwritten
-    /// one when the store is unreachable or behind it.
+    /// The session's newest checkpoint, taken over at `epoch` (so an older
+    /// owner's call still running can no longer save): the store's, or this
+    /// worker's unwritten one when the store is unreachable or behind it.
     async fn newest_checkpoint(
         &self,
         session_id: &str,
+        epoch: u64,
     ) -> Result<Option<Vec<(String, Vec<u8>)>>, Failure> {
         let unwritten = self.inner.backlog.get(session_id);
-        match self.inner.store.load_checkpoint(session_id).await {
+        match self.inner.store.take_over(session_id, epoch).await {
             Ok(stored) => Ok(match (stored, unwritten) {
                 (Some(s), Some(u)) if s.epoch > u.epoch => Some(s.parts),
                 (_, Some(u)) => Some(u.stored_parts()),
