@@ -1,13 +1,17 @@
 //! Chaos: sessions outlive the worker that holds them. Idle eviction, SIGTERM
-//! drain, a rolling restart and SIGKILL each move sessions to a restore from
+//! drain (with a call in flight, and past its bound), a rolling restart and
+//! SIGKILL mid-call each move sessions to a restore from
 //! their last Postgres checkpoint; every test checks each session's cookie
 //! (HttpOnly), localStorage, IndexedDB record, form field, scroll and URL.
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::harness::{Fleet, call, first, fixtures, start_worker, wait_for, wait_for_workers};
+use crate::harness::{
+    Fleet, act, call, eval, first, fixtures, open, start_worker, wait_for, wait_for_workers,
+};
+use crate::held::Held;
 use crate::state::Stateful;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -115,43 +119,182 @@ async fn a_killed_workers_sessions_restore_on_the_other_worker() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn sigterm_drains_a_worker_and_its_sessions_continue_elsewhere() {
-    let site = fixtures().await;
-    let mut fleet = Fleet::start(2).await;
-    let client = fleet.client("acme").await;
-    let mut sessions = Vec::new();
-    for value in ["one", "two", "three"] {
-        sessions.push(Stateful::open(&client, &site, value).await);
-    }
-    let victim = 0;
-    let victim_id = format!("worker-{victim}");
-    let pid = fleet.workers[victim].1.child.id().unwrap();
+/// Sends SIGTERM to a worker process.
+async fn sigterm(fleet: &Fleet, worker: usize) {
+    let pid = fleet.workers[worker].1.child.id().unwrap();
     let status = tokio::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
         .await
         .unwrap();
     assert!(status.success());
+}
+
+/// An evaluate that waits inside the page for the held fixture `name`, then
+/// marks localStorage: a call known to be in flight until the test releases it.
+fn held_call(held: &Held, name: &str) -> String {
+    format!(
+        "const x = new XMLHttpRequest(); x.open('GET', '{}', false); x.send(); \
+         localStorage.setItem('after', '{name}'); x.responseText.includes('released')",
+        held.hold(name)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_drains_a_worker_finishing_its_call_in_flight_and_refusing_new_sessions() {
+    const DRAIN_SECS: u64 = 20;
+    let site = fixtures().await;
+    let held = Held::start().await;
+    let drain_secs = DRAIN_SECS.to_string();
+    let mut fleet = Fleet::start_with(2, &[("FLEET_DRAIN_SECS", drain_secs.as_str())]).await;
+    let client = fleet.client("acme").await;
+    let mut sessions = Vec::new();
+    for value in ["one", "two", "three"] {
+        sessions.push(Stateful::open(&client, &site, value).await);
+    }
+    // The victim is the worker of a session with a call in flight.
+    let (busy, _) = open(&client, &held.page("busy")).await;
+    let (victim_id, _) = fleet.route(&busy).await;
+    let victim: usize = victim_id.trim_start_matches("worker-").parse().unwrap();
+    let survivor_id = format!("worker-{}", 1 - victim);
+    let mut on_victim = vec![busy.clone()];
+    for s in &sessions {
+        if fleet.route(&s.id).await.0 == victim_id {
+            on_victim.push(s.id.clone());
+        }
+    }
+    let in_flight = tokio::spawn({
+        let client = fleet.client("acme").await;
+        let (busy, script) = (busy.clone(), held_call(&held, "drain"));
+        async move {
+            act(
+                &client,
+                "servo_evaluate",
+                &busy,
+                json!({"script": script, "maxDurationMs": 15_000}),
+            )
+            .await
+        }
+    });
+    held.arrived("drain").await;
+
+    sigterm(&fleet, victim).await;
+    let terminated = std::time::Instant::now();
+    let readyz = format!("http://{}/readyz", fleet.workers[victim].0);
+    wait_for(
+        "the draining worker's /readyz to answer 503",
+        Duration::from_secs(10),
+        || async {
+            let r = reqwest::get(&readyz).await.ok()?;
+            (r.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE).then_some(())
+        },
+    )
+    .await;
+    // New sessions open on the other worker while the drain waits for the call.
+    for i in 0..4 {
+        let (id, _) = open(&client, &held.page(&format!("new{i}"))).await;
+        assert_eq!(
+            fleet.route(&id).await.0,
+            survivor_id,
+            "a new session went to the draining worker"
+        );
+    }
+    // And the draining worker itself refuses to open one, even when a route
+    // names it (as a gateway that has not heard yet would).
+    let fresh = uuid::Uuid::new_v4().to_string();
+    let routing = fleet_store::RedisRouting::connect(&fleet.redis_url, "")
+        .await
+        .unwrap();
+    let epoch = fleet_store::Routing::claim(&routing, &fresh, &victim_id, 0)
+        .await
+        .unwrap()
+        .epoch;
+    let mut direct = fleet_proto::v1::worker_client::WorkerClient::connect(format!(
+        "http://{}",
+        fleet.workers[victim].0
+    ))
+    .await
+    .unwrap();
+    let refused = direct
+        .run(fleet_proto::v1::RunRequest {
+            session_id: fresh,
+            tenant_id: "acme".into(),
+            epoch,
+            create: true,
+            viewport: None,
+            action: Some(fleet_proto::v1::Action {
+                kind: Some(fleet_proto::v1::action::Kind::Navigate(
+                    fleet_proto::v1::Navigate {
+                        target: Some(fleet_proto::v1::navigate::Target::Url(held.page("refused"))),
+                    },
+                )),
+                max_duration_ms: 0,
+            }),
+        })
+        .await
+        .expect_err("a draining worker opened a new session");
+    assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused}");
+    assert!(refused.message().contains("draining"), "{refused}");
+    assert_eq!(held.hits("refused"), 0);
+    assert!(
+        fleet.workers[victim].1.child.try_wait().unwrap().is_none(),
+        "the worker exited with a call in flight"
+    );
+
+    held.release("drain");
+    let r = in_flight.await.unwrap();
+    assert_eq!(r["ok"], true, "the call in flight did not finish: {r:#}");
+    assert_eq!(r["response"]["value"], true, "{r:#}");
     let exit = tokio::time::timeout(
-        Duration::from_secs(30),
+        Duration::from_secs(DRAIN_SECS),
         fleet.workers[victim].1.child.wait(),
     )
     .await
-    .expect("the worker did not exit within its drain bound")
+    .expect("the worker did not exit within --drain-secs")
     .unwrap();
     assert!(exit.success(), "a drained worker exits 0, got {exit}");
-    for s in &sessions {
+    assert!(terminated.elapsed() < Duration::from_secs(DRAIN_SECS));
+    for id in &on_victim {
         assert_ne!(
-            fleet.route(&s.id).await.0,
+            fleet.route(id).await.0,
             victim_id,
             "the drained worker kept a route"
         );
     }
+    // The call that finished during the drain was saved with the session.
+    assert_eq!(
+        eval(&client, &busy, "localStorage.getItem('after')").await,
+        "drain"
+    );
     for s in &sessions {
         s.check(&client, "after SIGTERM drained its worker").await;
-        assert_eq!(fleet.route(&s.id).await.0, "worker-1");
+        assert_eq!(fleet.route(&s.id).await.0, survivor_id);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_drain_still_waiting_at_its_bound_exits_and_the_call_is_not_retried() {
+    let held = Held::start().await;
+    let mut fleet = Fleet::start_with(1, &[("FLEET_DRAIN_SECS", "2")]).await;
+    let client = fleet.client("acme").await;
+    let (id, _) = open(&client, &held.page("stuck")).await;
+    let in_flight = tokio::spawn({
+        let client = fleet.client("acme").await;
+        let script = held_call(&held, "forever");
+        async move { act(&client, "servo_evaluate", &id, json!({"script": script})).await }
+    });
+    held.arrived("forever").await;
+    sigterm(&fleet, 0).await;
+    // The call would wait out its 10 s budget; the drain's 2 s
+    // bound, plus a second for answers to leave, is what ends the process.
+    let exit = tokio::time::timeout(Duration::from_secs(8), fleet.workers[0].1.child.wait())
+        .await
+        .expect("the worker outlived its drain bound")
+        .unwrap();
+    assert!(exit.success(), "{exit}");
+    let r = in_flight.await.unwrap();
+    assert_eq!(r["code"], "UNAVAILABLE", "{r:#}");
+    assert_eq!(held.hits("forever"), 1, "the call was sent again");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -164,13 +307,7 @@ async fn a_rolling_restart_of_every_worker_loses_no_session() {
         sessions.push(Stateful::open(&client, &site, &format!("v{i}")).await);
     }
     for i in 0..3 {
-        let pid = fleet.workers[i].1.child.id().unwrap();
-        let term = tokio::process::Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
-            .status()
-            .await
-            .unwrap();
-        assert!(term.success());
+        sigterm(&fleet, i).await;
         let exit = tokio::time::timeout(Duration::from_secs(30), fleet.workers[i].1.child.wait())
             .await
             .unwrap()
@@ -188,33 +325,50 @@ async fn a_rolling_restart_of_every_worker_loses_no_session() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn killing_one_of_three_workers_during_calls_loses_no_checkpointed_session() {
+async fn a_worker_killed_during_a_call_is_not_retried_and_every_checkpointed_session_survives() {
     let site = fixtures().await;
+    let held = Held::start().await;
     let mut fleet = Fleet::start(3).await;
     let client = fleet.client("acme").await;
     let mut sessions = Vec::new();
     for i in 0..6 {
         sessions.push(Stateful::open(&client, &site, &format!("busy{i}")).await);
     }
-    // Keep every session busy while worker-1 dies mid-flight.
-    let busy: Vec<Value> = sessions
-        .iter()
-        .map(|s| json!({"sessionID": s.id, "script": "let t = Date.now(); while (Date.now() - t < 300) {} document.title"}))
-        .collect();
-    let calls = call(&client, "servo_evaluate", json!({"actions": busy}));
-    let kill = async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        fleet.workers[1].1.child.start_kill().unwrap();
-    };
-    let ((out, _), ()) = tokio::join!(calls, kill);
-    // Calls on the dead worker may fail (they may have run); none may be wrong.
-    for r in out["responses"].as_array().unwrap() {
-        if r["ok"] == true {
-            assert_eq!(r["response"]["value"], "app");
-        } else {
-            assert_eq!(r["code"], "UNAVAILABLE", "{r:#}");
-        }
-    }
+    let (victim_session, _) = open(&client, &held.page("victim")).await;
+    let (victim_id, _) = fleet.route(&victim_session).await;
+    let victim: usize = victim_id.trim_start_matches("worker-").parse().unwrap();
+    let in_flight = tokio::spawn({
+        let client = fleet.client("acme").await;
+        let (id, script) = (victim_session.clone(), held_call(&held, "crash"));
+        async move { act(&client, "servo_evaluate", &id, json!({"script": script})).await }
+    });
+    // The call is running on the victim, inside the page, when it dies.
+    held.arrived("crash").await;
+    fleet.workers[victim].1.child.start_kill().unwrap();
+    fleet.workers[victim].1.child.wait().await.unwrap();
+    let r = in_flight.await.unwrap();
+    assert_eq!(r["ok"], false, "{r:#}");
+    assert_eq!(r["code"], "UNAVAILABLE", "{r:#}");
+    // Had the gateway sent the call again, it would have reached the fixture
+    // again (and waited there: the hold is only released now).
+    held.release("crash");
+    assert_eq!(
+        held.hits("crash"),
+        1,
+        "a call that may have run was retried"
+    );
+    // The session restores elsewhere from its last checkpoint, without the
+    // effect of the call that died with the worker.
+    assert_eq!(
+        eval(
+            &client,
+            &victim_session,
+            "[document.title, localStorage.getItem('after')]"
+        )
+        .await,
+        json!(["victim", null])
+    );
+    assert_ne!(fleet.route(&victim_session).await.0, victim_id);
     for s in &sessions {
         s.check(&client, "after SIGKILL mid-call").await;
     }

@@ -17,6 +17,7 @@ pub mod service;
 pub mod sessions;
 
 use axum::serve::ListenerExt as _;
+use std::future::IntoFuture as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -156,6 +157,10 @@ impl Worker {
     }
 }
 
+/// How long answers that finished with the drain get to reach their callers
+/// before the process exits.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
+
 /// Serves a worker on `listener` until `shutdown`: heartbeats into the registry and
 /// evicts idle sessions while it runs; on shutdown it drains — reports not-ready,
 /// leaves the registry, lets calls in flight finish, releases every session's
@@ -241,16 +246,22 @@ pub async fn run(
             }
         })
     };
-    let serve_until = {
-        let drain_done = drain;
-        async move {
-            let _ = drain_done.await;
-        }
+    let drained = CancellationToken::new();
+    let server = axum::serve(listener.tap_io(no_delay), router)
+        .with_graceful_shutdown(drained.clone().cancelled_owned())
+        .into_future();
+    // The drain's bound is the process's: a call still running when it is
+    // reached would otherwise hold the graceful shutdown open until the call's
+    // own deadline, past the pod's grace period.
+    let bounded = async {
+        let _ = drain.await;
+        drained.cancel();
+        tokio::time::sleep(EXIT_GRACE).await;
     };
-    axum::serve(listener.tap_io(no_delay), router)
-        .with_graceful_shutdown(serve_until)
-        .await
-        .context("serving the worker")?;
+    tokio::select! {
+        served = server => served.context("serving the worker")?,
+        () = bounded => tracing::warn!("exiting with connections still open after the drain"),
+    }
     beat.abort();
     flusher.abort();
     Ok(())
