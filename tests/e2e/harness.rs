@@ -383,16 +383,25 @@ pub fn start_worker(
     extra_env: &[(&str, &str)],
 ) -> (String, Proc) {
     let listen = format!("127.0.0.1:{}", free_port());
-    let env = [
-        &[
-            ("FLEET_DATABASE_URL", database_url),
-            ("FLEET_REDIS_URL", redis_url),
-            ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
-            ("FLEET_SESSION_MEMORY_MB", "256"),
-        ],
-        extra_env,
-    ]
-    .concat();
+    // Sessions get 256 MiB unless a test asks for another cap, or for the
+    // worker's own default (`FLEET_SESSION_MEMORY_MB=default`: left unset).
+    let memory = extra_env
+        .iter()
+        .find(|(k, _)| *k == "FLEET_SESSION_MEMORY_MB")
+        .map_or("256", |(_, v)| v);
+    let mut env = vec![
+        ("FLEET_DATABASE_URL", database_url),
+        ("FLEET_REDIS_URL", redis_url),
+        ("FLEET_ALLOW_PRIVATE_NETWORK", "127.0.0.0/8"),
+    ];
+    if memory != "default" {
+        env.push(("FLEET_SESSION_MEMORY_MB", memory));
+    }
+    env.extend(
+        extra_env
+            .iter()
+            .filter(|(k, _)| *k != "FLEET_SESSION_MEMORY_MB"),
+    );
     let args = [
         "worker",
         "--listen",
@@ -406,7 +415,8 @@ pub fn start_worker(
     (listen, p)
 }
 
-/// Starts a gateway on the given stores and waits until it is ready.
+/// Starts a gateway on the given stores and waits until it is ready (a worker
+/// has registered).
 pub async fn start_gateway(database_url: &str, redis_url: &str) -> (String, Proc) {
     start_gateway_with(database_url, redis_url, &[]).await
 }
@@ -432,9 +442,11 @@ pub async fn start_gateway_with(
     let gateway = spawn("gateway", &["gateway", "--listen", &listen], &env);
     let base = format!("http://{listen}");
     let ready = format!("{base}/readyz");
+    // Ready means a worker is registered, and the first worker compiles the
+    // engine (once per machine).
     wait_for(
         "the gateway to be ready",
-        Duration::from_secs(60),
+        Duration::from_secs(600),
         || async { http_ok(&ready).await.then_some(()) },
     )
     .await;

@@ -42,8 +42,10 @@ pub(crate) fn perform(action: UserInput) -> Result<Summary, String> {
         }
         UserInput::Press(key) => js::input_hook("userPress", (key,)),
         UserInput::Scroll(scroll) => {
+            // A wheel over an element scrolls it where it is: moving the page to
+            // bring it into view first would scroll what the agent did not ask for.
             let id = match &scroll.target {
-                Some(target) => Some(from_id(resolve(target)?.id)),
+                Some(target) => Some(from_id(locate(target, false)?.id)),
                 None => None,
             };
             js::input_hook("userScroll", (id, scroll.dx, scroll.dy))
@@ -60,6 +62,12 @@ pub(crate) fn perform(action: UserInput) -> Result<Summary, String> {
 
 /// Find the element `target` names, scroll it into view and pick the point.
 fn resolve(target: &Target) -> Result<Hit, String> {
+    locate(target, true)
+}
+
+/// Find the element `target` names and the centre of its box, scrolling it
+/// into view first if `into_view`.
+fn locate(target: &Target, into_view: bool) -> Result<Hit, String> {
     let found = tab::with_laid_out_document(|doc| -> Result<Option<Hit>, String> {
         let id = match target {
             Target::Point((x, y)) => {
@@ -99,12 +107,14 @@ fn resolve(target: &Target) -> Result<Hit, String> {
             return Err(format!("{} is disabled", describe(target)));
         }
         // Into view, then the centre of its box.
-        doc.scroll_into_view(
-            id,
-            ScrollBehavior::Instant,
-            ScrollLogicalPosition::Center,
-            ScrollLogicalPosition::Center,
-        );
+        if into_view {
+            doc.scroll_into_view(
+                id,
+                ScrollBehavior::Instant,
+                ScrollLogicalPosition::Center,
+                ScrollLogicalPosition::Center,
+            );
+        }
         let rect = doc.get_client_bounding_rect(id);
         let (x, y) = rect
             .map(|r| (r.x + r.width / 2.0, r.y + r.height / 2.0))

@@ -179,6 +179,7 @@ pub(crate) async fn execute(
                     format!("the script threw: {m}"),
                 ));
             }
+            Err(EvalError::Timeout(m)) => return Err(Failure::new(ErrorCode::Timeout, m)),
             Err(EvalError::Unserializable(m)) => {
                 return Err(Failure::new(
                     ErrorCode::ScriptError,

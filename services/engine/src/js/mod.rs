@@ -945,7 +945,12 @@ pub(crate) fn evaluate(script: &str) -> Result<String, EvalError> {
             let result = eval_classic(&ctx, script, "evaluate")
                 .map_err(EvalError::Exception)
                 .and_then(|value| settle(&ctx, &hooks, value))
-                .and_then(|value| to_json(&ctx, value));
+                .and_then(|value| to_json(&ctx, value))
+                // Whatever the script was doing, the budget is why it stopped.
+                .map_err(|e| match e {
+                    EvalError::Exception(m) if deadline_passed() => EvalError::Timeout(m),
+                    other => other,
+                });
             // Finish what the script started in IndexedDB (not its timers), so
             // its writes are committed when the host checkpoints after the call.
             run_tasks(&ctx, &hooks, -1.0, usize::MAX);
