@@ -159,6 +159,7 @@ async fn field(client: &Client, id: &str, selector: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn typing_edits_at_the_caret_like_a_user() {
+    // covers: input.keyboard
     let fleet = Fleet::start(1).await;
     let client = fleet.client("caret").await;
     let base = site().await;
@@ -269,6 +270,7 @@ async fn typing_edits_at_the_caret_like_a_user() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock() {
+    // covers: event-loop
     let fleet = Fleet::start(1).await;
     let client = fleet.client("timers").await;
     let base = site().await;
@@ -319,6 +321,7 @@ async fn timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn navigate_results_carry_the_main_content_without_the_page_chrome() {
+    // covers: output.readable
     let fleet = Fleet::start(1).await;
     let client = fleet.client("reader").await;
     let base = site().await;
@@ -397,6 +400,7 @@ async fn wait(client: &Client, id: &str, fields: Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn waits_run_the_page_clock_until_an_element_or_text_appears() {
+    // covers: event-loop
     let fleet = Fleet::start(1).await;
     let client = fleet.client("waits").await;
     let base = site().await;
@@ -478,6 +482,7 @@ async fn waits_run_the_page_clock_until_an_element_or_text_appears() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn frames_are_read_as_their_own_documents() {
+    // covers: frames
     let fleet = Fleet::start(1).await;
     let client = fleet.client("frames").await;
     let base = site().await;
@@ -546,6 +551,7 @@ fn dark_pixels(frame: &image::RgbImage, [x, y, w, h]: [f64; 4]) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_select_paints_its_selected_option_as_wide_as_its_widest() -> anyhow::Result<()> {
+    // covers: render.screenshot
     let host = crate::harness::engine_host(2, &[])?;
     let mut tab = host
         .new_tab(Viewport {

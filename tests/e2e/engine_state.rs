@@ -98,6 +98,7 @@ fn part<'a>(parts: &'a [StatePart], name: &str) -> Option<&'a StatePart> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore()
 -> anyhow::Result<()> {
+    // covers: storage.indexeddb, render.screenshot
     let host = crate::harness::engine_host(8, &[])?;
     let viewport = Viewport {
         width: 800,

@@ -60,6 +60,7 @@ async fn register(client: &crate::harness::Client, id: &str, font: &[u8]) -> Val
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_registered_font_is_used_and_survives_a_restore() {
+    // covers: render.fonts
     let fleet = Fleet::start(2).await;
     let client = fleet.client("acme").await;
     let (out, _) = call(

@@ -1,4 +1,4 @@
-//! Images as a page gets them: PNG, JPEG, GIF, WebP and SVG files served over
+//! Images as a page gets them: PNG, JPEG, GIF, WebP, BMP, ICO and SVG files served over
 //! HTTP with their content types, an inline `<svg>`, and bytes that decode as
 //! nothing, all painted by the engine in the worker's wasmtime host and read back
 //! from a screenshot's pixels.
@@ -24,14 +24,24 @@ const BOXES: &[(&str, u32, u32, [u8; 3])] = &[
     ("webp", 360, 0, [230, 200, 20]),
     ("svg", 0, 120, [200, 30, 200]),
     ("inline-svg", 120, 120, [20, 190, 190]),
+    ("bmp", 360, 120, [140, 70, 20]),
+    ("ico", 0, 240, [60, 120, 200]),
 ];
 
 /// An 8×8 image of one colour, encoded as `format`.
 fn solid(format: ImageFormat, rgb: [u8; 3]) -> Vec<u8> {
-    let img = RgbImage::from_pixel(8, 8, Rgb(rgb));
     let mut out = Cursor::new(Vec::new());
-    img.write_to(&mut out, format)
-        .expect("encoding a test image");
+    if format == ImageFormat::Ico {
+        // An icon holds 32-bit RGBA, as favicons do.
+        let [r, g, b] = rgb;
+        image::RgbaImage::from_pixel(16, 16, image::Rgba([r, g, b, 255]))
+            .write_to(&mut out, format)
+            .expect("encoding a test icon");
+    } else {
+        RgbImage::from_pixel(8, 8, Rgb(rgb))
+            .write_to(&mut out, format)
+            .expect("encoding a test image");
+    }
     out.into_inner()
 }
 
@@ -68,7 +78,7 @@ fn page() -> String {
     format!(
         r#"<!doctype html><title>images</title><style>body{{margin:0;background:#fff}}</style>
 <body>{body}<img src="/img/garbage" style="position:absolute;left:240px;top:120px;width:100px;height:100px">
-<p style="position:absolute;top:260px">images loaded</p></body>"#
+<p style="position:absolute;top:360px">images loaded</p></body>"#
     )
 }
 
@@ -79,6 +89,8 @@ async fn serve() -> String {
             "jpeg" => (solid(ImageFormat::Jpeg, colour(format)), "image/jpeg"),
             "gif" => (solid(ImageFormat::Gif, colour(format)), "image/gif"),
             "webp" => (solid(ImageFormat::WebP, colour(format)), "image/webp"),
+            "bmp" => (solid(ImageFormat::Bmp, colour(format)), "image/bmp"),
+            "ico" => (solid(ImageFormat::Ico, colour(format)), "image/x-icon"),
             "svg" => (
                 format!(
                     r#"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="4" fill="{}"/></svg>"#,
@@ -96,7 +108,7 @@ async fn serve() -> String {
         .route(
             "/img/{format}",
             get(move |axum::extract::Path(f): axum::extract::Path<String>| {
-                let known = ["png", "jpeg", "gif", "webp", "svg"];
+                let known = ["png", "jpeg", "gif", "webp", "bmp", "ico", "svg"];
                 let format = known.into_iter().find(|k| *k == f).unwrap_or("garbage");
                 image(format)
             }),
@@ -113,12 +125,13 @@ fn near(a: [u8; 3], b: [u8; 3]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn images_in_every_format_are_decoded_and_painted() -> anyhow::Result<()> {
+    // covers: render.images
     let site = serve().await;
     let host = crate::harness::engine_host(2, &["127.0.0.0/8"])?;
     let mut tab = host
         .new_tab(Viewport {
             width: 500,
-            height: 300,
+            height: 420,
         })
         .await?;
     let summary = tab.load(Source::Url(format!("{site}/")), BUDGET).await?;

@@ -5,9 +5,11 @@
 //! end-to-end tests (`tests/e2e/*.rs`, by function name). The level is derived
 //! from those, not declared: a feature without checks is `unverified`, one with
 //! checks and known gaps is `partial`, one with checks and no known gaps is
-//! `supported`. An end-to-end test (`capabilities_name_checks_that_exist`)
-//! fails if a named check does not exist, so the report cannot claim coverage
-//! that is not there.
+//! `supported`. An end-to-end test
+//! (`capabilities_cite_checks_that_exist_are_tagged_and_exercise_them`) fails
+//! if a named check does not exist, does not carry a `covers: <feature>` tag,
+//! or does not load what exercising the feature takes, so the report cannot
+//! claim coverage that is not there.
 
 use crate::bindings::exports::fleet::engine::page::{Capability, Support};
 
@@ -30,14 +32,14 @@ const FEATURES: &[Feature] = &[
         implemented: true,
         gaps: "",
         what: "querySelector[All], getElementById, getElementsBy*, children, closest, matches, createElement(NS), append/insertBefore/remove/replaceChildren, cloneNode, importNode/adoptNode, DocumentFragment, templates, innerHTML/outerHTML (html5ever), attributes, classList, dataset, TreeWalker, NodeIterator, Range, named access on window by id, interface objects for instanceof (SVGElement, NodeList, DOMRect, ...)",
-        checks: &["dom", "platform", "corpus_pages_match_chromium_goldens"],
+        checks: &["dom", "platform"],
     },
     Feature {
         name: "dom.custom-elements",
         implemented: true,
         gaps: "the :defined selector never matches (Blitz), so styles keyed on it do not apply; customized built-ins (`extends`) are not upgraded",
         what: "",
-        checks: &["platform", "frameworks"],
+        checks: &["platform"],
     },
     Feature {
         name: "dom.shadow-dom",
@@ -76,12 +78,7 @@ const FEATURES: &[Feature] = &[
         implemented: true,
         gaps: "getComputedStyle resolves sizes, margins and paddings from layout and gives Stylo's computed values for the rest; of transforms, only translations move boxes; stylesheets follow the media of their <link>/<style> (a print sheet stays off screen); CSS animations and transitions do not run, but an element with an animationstart listener gets the event once it is rendered with an animation-name; document.styleSheets and element.sheet list each sheet's rules as parsed (read-only: no insertRule or deleteRule)",
         what: "",
-        checks: &[
-            "layout",
-            "stylesheets",
-            "compat",
-            "real_world_pages_read_as_in_chromium",
-        ],
+        checks: &["layout", "stylesheets", "compat"],
     },
     Feature {
         name: "dom.mutation-observer",
@@ -224,8 +221,8 @@ const FEATURES: &[Feature] = &[
         name: "input.scroll",
         implemented: true,
         gaps: "",
-        what: "wheel event, then the element's nearest scrollable box or the page",
-        checks: &["clicks_types_and_presses_keys_like_a_user"],
+        what: "wheel event (a cancelled wheel scrolls nothing), then the element's box, its nearest scrollable ancestor or the page, clamped at their ends, with scroll events",
+        checks: &["scrolling_moves_the_page_or_the_targeted_box_and_fires_wheel_then_scroll"],
     },
     Feature {
         name: "output.accessibility-tree",
@@ -246,7 +243,10 @@ const FEATURES: &[Feature] = &[
         implemented: true,
         gaps: "",
         what: "title, innerText-like visible text, links, form fields",
-        checks: &["layout", "corpus_pages_match_chromium_goldens"],
+        checks: &[
+            "layout",
+            "loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text",
+        ],
     },
     Feature {
         name: "render.screenshot",
@@ -271,8 +271,11 @@ const FEATURES: &[Feature] = &[
         name: "render.fonts",
         implemented: true,
         gaps: "",
-        what: "bundled Liberation fonts, web fonts (woff, woff2, ttf) and fonts registered per session",
-        checks: &["a_registered_font_is_used_and_survives_a_restore"],
+        what: "bundled Liberation fonts, web fonts (@font-face in WOFF, WOFF2, TrueType; a font that fails to load falls back) and fonts registered per session",
+        checks: &[
+            "web_fonts_in_woff_and_woff2_are_fetched_and_used",
+            "a_registered_font_is_used_and_survives_a_restore",
+        ],
     },
     Feature {
         name: "apis.encoding-crypto-url",
@@ -314,14 +317,18 @@ const FEATURES: &[Feature] = &[
         implemented: true,
         gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames, but as static documents: their scripts do not run; for a same-origin frame window.frames[i], contentWindow and contentDocument give an inert copy of its document, whose changes are not shown",
         what: "",
-        checks: &["frames_are_read_as_their_own_documents", "natives"],
+        checks: &[
+            "frames_are_read_as_their_own_documents",
+            "scripts_inside_iframes_do_not_run_and_the_frame_reads_as_its_markup",
+            "natives",
+        ],
     },
     Feature {
         name: "canvas",
         implemented: true,
         gaps: "getContext('2d') keeps the context's state (styles, transforms stack, line dash, text metrics from the font size) but draws nothing: a screenshot shows the canvas empty and getImageData reads transparent pixels; no WebGL",
         what: "",
-        checks: &["natives", "real_world_pages_read_as_in_chromium"],
+        checks: &["natives"],
     },
     Feature {
         name: "media",
@@ -335,7 +342,7 @@ const FEATURES: &[Feature] = &[
         implemented: true,
         gaps: "built-ins look as in Chromium (Function.prototype.toString prints [native code]; WebIDL names, lengths and property descriptors; members on their interfaces' prototypes; Symbol.toStringTag), except that NodeList and HTMLCollection are Array subclasses (Array.isArray is true, length is an array's own property)",
         what: "",
-        checks: &["natives", "real_world_pages_read_as_in_chromium"],
+        checks: &["natives"],
     },
 ];
 
