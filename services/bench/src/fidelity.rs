@@ -192,10 +192,24 @@ impl Corpus {
     }
 
     /// SHA-256 (hex) of everything a page's golden is made from: the page, the
-    /// files of its asset folder (`pages/<stem>/`, if any), and `extract.js`.
-    /// A golden whose hash differs from this is stale. The server's dynamic
-    /// routes are code, not corpus files, and are not part of it.
+    /// files of its asset folder (`pages/<stem>/`, if any), the files under
+    /// `pages/shared/` they name, the vendor libraries' lock file if they load
+    /// `/vendor/`, the corpus server's source if they call its dynamic routes
+    /// (`/api/`, or cookies the server sets on the page), and `extract.js`. A
+    /// golden whose hash differs from this is stale.
     pub fn source_hash(&self, page: &str) -> anyhow::Result<String> {
+        let mut hash = Sha256::new();
+        for (name, bytes) in self.golden_inputs(page)? {
+            hash.update(name.as_bytes());
+            hash.update([0]);
+            hash.update((bytes.len() as u64).to_le_bytes());
+            hash.update(&bytes);
+        }
+        Ok(hex::encode(hash.finalize()))
+    }
+
+    /// What [`Corpus::source_hash`] hashes, by name, in order.
+    pub fn golden_inputs(&self, page: &str) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
         let pages = self.pages_dir();
         let mut files = vec![(page.to_owned(), pages.join(page))];
         let stem = page.strip_suffix(".html").unwrap_or(page);
@@ -212,18 +226,35 @@ impl Corpus {
                 files.push((relative, path));
             }
         }
+        let mut text = String::new();
+        for (_, path) in &files {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            text.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        for name in shared_names(&text) {
+            let path = pages.join("shared").join(&name);
+            if path.is_file() {
+                files.push((format!("shared/{name}"), path));
+            }
+        }
         files.sort();
+        files.dedup();
+        if text.contains("/vendor/") {
+            let lock = self.root.join("vendor/package-lock.json");
+            files.push(("vendor/package-lock.json".to_owned(), lock));
+        }
         files.push(("extract.js".to_owned(), self.root.join("extract.js")));
-        let mut hash = Sha256::new();
+        let mut inputs = Vec::new();
         for (name, path) in files {
             let bytes =
                 std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            hash.update(name.as_bytes());
-            hash.update([0]);
-            hash.update((bytes.len() as u64).to_le_bytes());
-            hash.update(&bytes);
+            inputs.push((name, bytes));
         }
-        Ok(hex::encode(hash.finalize()))
+        if text.contains("/api/") || server::sets_cookies_on(page) {
+            inputs.push(("server.rs".to_owned(), server::SOURCE.as_bytes().to_vec()));
+        }
+        Ok(inputs)
     }
 
     /// Where a page's golden lives: `golden/<stem>.json`.
@@ -243,6 +274,23 @@ impl Corpus {
         })?;
         serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
+}
+
+/// The files under `shared/` a page's text names (`shared/clock.js`, …).
+fn shared_names(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = text
+        .match_indices("shared/")
+        .map(|(at, m)| {
+            text[at + m.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "._-/".contains(*c))
+                .collect::<String>()
+        })
+        .filter(|name| !name.is_empty() && !name.contains(".."))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Every file under `dir`, recursively.
@@ -315,6 +363,69 @@ mod tests {
             serde_json::to_string(&v).unwrap(),
             r#"{"a":0,"b":{"a":[{"x":2,"y":1}],"z":1}}"#
         );
+    }
+
+    #[test]
+    fn a_goldens_hash_follows_the_shared_files_vendor_libraries_and_routes_its_page_uses() {
+        let root = std::env::temp_dir().join(format!("fleet-corpus-{}", std::process::id()));
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("extract.js", "async () => ({})");
+        write("vendor/package-lock.json", "{\"v\": 1}");
+        write("pages/shared/used.js", "1");
+        write("pages/shared/unused.js", "1");
+        write(
+            "pages/api.html",
+            "<script src=shared/used.js></script><script>fetch('/api/echo')</script>",
+        );
+        write(
+            "pages/vendored.html",
+            "<script src=/vendor/react/x.js></script>",
+        );
+        write("pages/plain.html", "<p>plain</p>");
+        let corpus = Corpus::open(&root).unwrap();
+        let hashes =
+            || ["api.html", "vendored.html", "plain.html"].map(|p| corpus.source_hash(p).unwrap());
+        let before = hashes();
+        write("pages/shared/unused.js", "2");
+        assert_eq!(
+            hashes(),
+            before,
+            "a shared file no page names changed a hash"
+        );
+        write("pages/shared/used.js", "2");
+        let after_shared = hashes();
+        assert_ne!(after_shared[0], before[0], "the shared file a page loads");
+        assert_eq!(after_shared[1..], before[1..]);
+        write("vendor/package-lock.json", "{\"v\": 2}");
+        let after_vendor = hashes();
+        assert_ne!(after_vendor[1], after_shared[1], "the vendor lock");
+        assert_eq!(
+            [&after_vendor[0], &after_vendor[2]],
+            [&after_shared[0], &after_shared[2]]
+        );
+        // The server's source is an input of the page that calls /api/ only.
+        let names = |page: &str| -> Vec<String> {
+            corpus
+                .golden_inputs(page)
+                .unwrap()
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect()
+        };
+        assert_eq!(
+            names("api.html"),
+            ["api.html", "shared/used.js", "extract.js", "server.rs"]
+        );
+        assert_eq!(
+            names("vendored.html"),
+            ["vendored.html", "vendor/package-lock.json", "extract.js"]
+        );
+        assert_eq!(names("plain.html"), ["plain.html", "extract.js"]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -42,6 +42,16 @@ use tokio::task::JoinHandle;
 
 use super::Origins;
 
+/// This file: what the pages that use the dynamic routes are served by is
+/// part of their goldens' hash (`Corpus::source_hash`), so a changed route
+/// makes their goldens stale.
+pub const SOURCE: &str = include_str!("server.rs");
+
+/// Whether the server sets cookies on `page` itself.
+pub fn sets_cookies_on(page: &str) -> bool {
+    PAGE_COOKIES.iter().any(|(p, _)| *p == page)
+}
+
 /// Cookies some pages are served with: (page, `Set-Cookie` value).
 const PAGE_COOKIES: &[(&str, &str)] = &[
     ("network.html", "page_visible=1; Path=/"),
