@@ -1,6 +1,8 @@
 //! The typed twin of the MCP tools: `fleet.v1.Browser` on the gateway's port, with
 //! the same auth; gRPC health and reflection on the gateway and the workers.
 
+use std::time::Duration;
+
 use fleet_proto::v1::{self as pb, browser_client::BrowserClient};
 use tonic::metadata::MetadataValue;
 
@@ -127,6 +129,45 @@ async fn workers_and_the_gateway_answer_health_checks() {
         status.status,
         tonic_health::pb::health_check_response::ServingStatus::Serving as i32
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_gateway_is_ready_only_once_a_worker_can_take_a_session() {
+    use crate::harness::{
+        Database, free_port, fresh_redis, run_cli, spawn, start_worker, wait_for_workers,
+    };
+    let db = Database::create().await;
+    let (redis_url, redis, _redis_db) = fresh_redis().await;
+    let (ok, out, err) = run_cli(&["migrate", "--database-url", &db.url]).await;
+    assert!(ok, "{out}{err}");
+    let listen = format!("127.0.0.1:{}", free_port());
+    let _gateway = spawn(
+        "gateway",
+        &["gateway", "--listen", &listen],
+        &[
+            ("FLEET_DATABASE_URL", db.url.as_str()),
+            ("FLEET_REDIS_URL", redis_url.as_str()),
+        ],
+    );
+    let base = format!("http://{listen}");
+    wait_for("the gateway to be live", Duration::from_secs(60), || {
+        let url = format!("{base}/healthz");
+        async move { http_ok(&url).await.then_some(()) }
+    })
+    .await;
+    let ready = reqwest::get(format!("{base}/readyz")).await.unwrap();
+    assert_eq!(ready.status(), 503);
+    assert_eq!(
+        ready.text().await.unwrap(),
+        "not ready: no worker is registered"
+    );
+    let _worker = start_worker(&db.url, &redis_url, "worker-0", &[]);
+    wait_for_workers(&redis, 1).await;
+    wait_for("the gateway to be ready", Duration::from_secs(10), || {
+        let url = format!("{base}/readyz");
+        async move { http_ok(&url).await.then_some(()) }
+    })
+    .await;
 }
 
 /// Lists the services a process describes through gRPC reflection (v1).

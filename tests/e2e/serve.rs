@@ -28,21 +28,15 @@ async fn serve_runs_the_whole_fleet_in_one_process_without_a_key_on_loopback() {
         http_ok(&health).await.then_some(())
     })
     .await;
+    // Ready means its worker has registered: the first call succeeds.
     let client = mcp(&base, None).await;
-    // The worker registers right after it starts; the first call may race it.
-    let out = wait_for("a session to open", Duration::from_secs(600), || {
-        let client = &client;
-        async move {
-            let (out, _) = call(
-                client,
-                "servo_navigate",
-                json!({"actions": [{"html": "<title>solo</title><p>one process</p>"}]}),
-            )
-            .await;
-            (first(&out)["ok"] == true).then_some(out)
-        }
-    })
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": "<title>solo</title><p>one process</p>"}]}),
+    )
     .await;
+    assert_eq!(first(&out)["ok"], true, "{out:#}");
     let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
     let (out, _) = call(
         &client,

@@ -150,15 +150,30 @@ impl Dispatcher {
         &self.store
     }
 
-    /// The readiness report: `ready`, or which store is unreachable while the
-    /// gateway serves in degraded mode.
-    pub async fn readiness(&self) -> &'static str {
-        match (self.store.ping().await, self.routing.ping().await) {
+    /// Whether the gateway can take calls, and why not. It is ready once a
+    /// worker is registered (or, with Redis away, one was lately): before
+    /// that a new session has nowhere to go. A store outage alone leaves it
+    /// ready: it keeps serving live sessions from what it remembers (degraded
+    /// mode), and taking every replica out of the Service would turn a
+    /// partial outage into a total one.
+    pub async fn readiness(&self) -> (bool, &'static str) {
+        match self.recent.workers(self.routing.workers()).await {
+            Ok(workers) if !workers.is_empty() => {}
+            Ok(_) => return (false, "not ready: no worker is registered"),
+            Err(_) => {
+                return (
+                    false,
+                    "not ready: Redis is unreachable and no worker was seen lately",
+                );
+            }
+        }
+        let report = match (self.store.ping().await, self.routing.ping().await) {
             (Ok(()), Ok(())) => "ready",
             (Err(_), Ok(())) => "ready (degraded: the database is unreachable)",
             (Ok(()), Err(_)) => "ready (degraded: Redis is unreachable)",
             (Err(_), Err(_)) => "ready (degraded: the database and Redis are unreachable)",
-        }
+        };
+        (true, report)
     }
 
     /// Validates and runs a call for `tenant`.

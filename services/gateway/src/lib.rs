@@ -104,11 +104,12 @@ impl Gateway {
                 "/readyz",
                 get(move || {
                     let d = dispatcher.clone();
-                    // A store outage does not make the gateway unready: it keeps
-                    // serving live sessions from what it remembers (degraded
-                    // mode), and taking every replica out of the Service would
-                    // turn a partial outage into a total one.
-                    async move { (http::StatusCode::OK, d.readiness().await) }
+                    async move {
+                        match d.readiness().await {
+                            (true, report) => (http::StatusCode::OK, report),
+                            (false, why) => (http::StatusCode::SERVICE_UNAVAILABLE, why),
+                        }
+                    }
                 }),
             )
             .merge(fleet_telemetry::router())
