@@ -7,7 +7,7 @@ FLEET_ENGINE_CACHE_DIR ?= $(HOME)/.cache/servo-fleet/engine
 FLEET_K8S_TOOLS ?= $(HOME)/.cache/servo-fleet/k8s-tools
 export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR FLEET_K8S_TOOLS
 
-.PHONY: run test bench bench-quick load realworld realworld-pages goldens deps services check k8s-check image image-prebuilt
+.PHONY: run test engine-unit-tests bench bench-quick load realworld realworld-pages goldens deps services check k8s-check image image-prebuilt
 
 run: deps
 	cargo run --release -- serve
@@ -40,13 +40,22 @@ realworld-pages:
 goldens: deps tests/corpus/vendor/node_modules
 	./scripts/goldens.sh
 
-# Besides the Rust tests: the chart checks (lint, strict validation, policies,
+# Besides the Rust tests (the engine's unit tests among them): the chart checks (lint, strict validation, policies,
 # the Dockerfile) and, with the binary the tests use, the image's prebuilt target
 # built by Debian's buildah on a debootstrap base (scripts/image.sh check).
 test: deps services k8s-check realworld-pages tests/clients/ts/node_modules tests/corpus/vendor/node_modules
 	cargo test --no-run
 	./scripts/image.sh check $(CARGO_TARGET_DIR)/debug/servo-fleet
+	$(MAKE) engine-unit-tests
 	cargo test --no-fail-fast
+
+# The engine's own unit tests, built for wasm32-wasip2 beside the engine guest
+# (so only the engine crate is compiled again) and run under wasmtime by
+# fleet-wasi-run.
+engine-unit-tests: deps
+	cargo build --bin fleet-wasi-run
+	CARGO_TARGET_WASM32_WASIP2_RUNNER=$(CARGO_TARGET_DIR)/debug/fleet-wasi-run \
+		cargo test --release --target wasm32-wasip2 -p fleet-engine --target-dir $(CARGO_TARGET_DIR)/engine-guest
 
 # Lint, render, strictly validate and policy-check the Helm chart; lint the Dockerfile.
 k8s-check:
