@@ -32,7 +32,7 @@ const KNOWN: &[(&str, &str)] = &[
     ),
     (
         "forms.html",
-        "form controls as on events.html, and: a password field is painted in clear text, a number field as a flat box, a disabled field not greyed, the legend inside its fieldset instead of on the border",
+        "form controls as on events.html, and: a number field is drawn as a flat box, a disabled field not greyed, the legend inside its fieldset instead of on the border",
     ),
 ];
 /// And the most that may differ relative to what Chromium paints at all
@@ -127,6 +127,7 @@ async fn chromium_screenshot(chromium: &Chromium, url: &str, script: &str) -> Ve
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn corpus_page_screenshots_match_chromiums_block_by_block() {
+    // covers: render.screenshot
     let corpus = Corpus::open(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")).unwrap();
     let pages = corpus.pages().unwrap();
     let script = corpus.extraction_script().unwrap();
@@ -208,4 +209,79 @@ fn a_block_differs_only_when_its_mean_colour_does() {
         }
     }
     assert_eq!(differing_blocks(&white, &block), 1.0 / 8.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_password_is_painted_as_bullets_and_keeps_its_value_and_caret() {
+    // covers: render.screenshot
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("screenshots").await;
+    // The same field twice: a password, and a text field showing what the
+    // password must look like.
+    let style = "position:absolute;left:0;width:200px;height:24px;border:0;padding:0;margin:0;font:16px sans-serif";
+    let html = format!(
+        "<title>password</title><style>body{{margin:0}}</style>\
+         <input id=p type=password value=hunter2 style='{style};top:0'>\
+         <input id=t value='\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}' style='{style};top:40px'>"
+    );
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": html, "width": 400, "height": 240}]}),
+    )
+    .await;
+    let id = first(&out)["sessionID"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{out:#}"))
+        .to_owned();
+    let (_, raw) = call(
+        &client,
+        "servo_screenshot",
+        json!({"actions": [{"sessionID": id}]}),
+    )
+    .await;
+    let data = raw
+        .content
+        .iter()
+        .find_map(|c| c.as_image().map(|i| i.data.clone()))
+        .unwrap();
+    let shot = decode(
+        &base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap(),
+    );
+    let row = |top: u32| -> Vec<[u8; 3]> {
+        (top..top + 24)
+            .flat_map(|y| (0..200).map(move |x| (x, y)))
+            .map(|(x, y)| shot.get_pixel(x, y).0)
+            .collect()
+    };
+    let (password, bullets) = (row(0), row(40));
+    assert!(
+        password.iter().any(|p| p[0] < 128),
+        "the password field painted nothing"
+    );
+    assert!(
+        password == bullets,
+        "the password is not painted as bullets"
+    );
+    // The field keeps its value and its caret after the paint: typing lands
+    // where it does in the field that was painted as it is.
+    for field in ["#p", "#t"] {
+        let r = crate::harness::act(
+            &client,
+            "servo_type",
+            &id,
+            json!({"selector": field, "text": "!"}),
+        )
+        .await;
+        assert_eq!(r["ok"], true, "{r:#}");
+    }
+    let values = crate::harness::eval(&client, &id, "[p.value, t.value]").await;
+    let (p, t) = (values[0].as_str().unwrap(), values[1].as_str().unwrap());
+    assert_eq!(
+        p.replace("hunter2", "\u{2022}".repeat(7).as_str()),
+        t,
+        "{values}"
+    );
 }

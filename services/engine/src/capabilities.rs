@@ -251,9 +251,11 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "render.screenshot",
         implemented: true,
-        gaps: "an open <select>'s list is never drawn; full-page captures stop at 16,384 px",
+        gaps: "an open <select>'s list is never drawn; full-page captures stop at 16,384 px; form controls are drawn with the page's font size and Blitz's sizes (Chromium's are 13.333px controls), a number field as a flat box, a disabled field not greyed",
         what: "",
         checks: &[
+            "corpus_page_screenshots_match_chromiums_block_by_block",
+            "a_password_is_painted_as_bullets_and_keeps_its_value_and_caret",
             "loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text",
             "a_closed_select_paints_its_selected_option_as_wide_as_its_widest",
             "indexeddb_scroll_and_snapshot_parts_behave_in_one_engine_and_survive_restore",

@@ -5,7 +5,7 @@
 
 use anyrender::ImageRenderer as _;
 use anyrender_vello_cpu::VelloCpuImageRenderer;
-use blitz_dom::BaseDocument;
+use blitz_dom::{BaseDocument, NodeId};
 
 /// Paint the viewport of `doc` (already styled and laid out) at device pixel
 /// ratio 1 and encode it as an RGB PNG of exactly `width`×`height` pixels.
@@ -16,10 +16,12 @@ pub(crate) fn screenshot(
 ) -> Result<Vec<u8>, String> {
     let mut renderer = VelloCpuImageRenderer::new(width, height);
     let mut rgba = Vec::new();
+    let masked = mask_passwords(doc);
     renderer.render_to_vec(
         |scene| blitz_paint::paint_scene(scene, doc, 1.0, width, height, 0, 0),
         &mut rgba,
     );
+    unmask(doc, masked);
     let expected = width as usize * height as usize * 4;
     if rgba.len() != expected {
         return Err(format!(
@@ -28,6 +30,55 @@ pub(crate) fn screenshot(
         ));
     }
     encode_png(&over_white(&rgba), width, height)
+}
+
+/// A password field whose editor shows bullets for one paint.
+struct Masked {
+    id: NodeId,
+    text: String,
+    /// The selection's anchor and focus, as byte offsets into `text`.
+    selection: (usize, usize),
+}
+
+/// Blitz paints a text field's editor as it is, so a password would be drawn
+/// in clear: for the paint, each non-empty password field's editor holds one
+/// bullet per character instead, as browsers draw it.
+fn mask_passwords(doc: &mut BaseDocument) -> Vec<Masked> {
+    let Ok(fields) = doc.query_selector_all("input[type=password i]") else {
+        return Vec::new();
+    };
+    let mut masked = Vec::new();
+    for id in fields {
+        doc.with_text_input(id, |mut driver| {
+            let text = driver.editor.text().to_string();
+            if text.is_empty() {
+                return;
+            }
+            let selection = driver.editor.raw_selection();
+            let selection = (selection.anchor().index(), selection.focus().index());
+            driver
+                .editor
+                .set_text(&"\u{2022}".repeat(text.chars().count()));
+            driver.refresh_layout();
+            masked.push(Masked {
+                id,
+                text,
+                selection,
+            });
+        });
+    }
+    masked
+}
+
+/// Puts the fields' text and selection back after the paint.
+fn unmask(doc: &mut BaseDocument, masked: Vec<Masked>) {
+    for field in masked {
+        doc.with_text_input(field.id, |mut driver| {
+            driver.editor.set_text(&field.text);
+            driver.refresh_layout();
+            driver.select_byte_range(field.selection.0, field.selection.1);
+        });
+    }
 }
 
 /// Composite premultiplied RGBA (what vello_cpu produces) over an opaque white
