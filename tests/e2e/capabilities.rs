@@ -209,11 +209,8 @@ fn covers_tags_are_read_from_rust_comments_and_html_comments() {
 /// The web fonts of the Sphinx "Read the Docs" theme, as Debian ships them
 /// (`make realworld-pages` downloads them).
 fn theme_fonts() -> PathBuf {
-    let root = std::env::var_os("FLEET_REALWORLD_DIR").map_or_else(
-        || PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/servo-fleet/realworld"),
-        PathBuf::from,
-    );
-    let dir = root.join("debian-trixie/usr/share/sphinx_rtd_theme/static/fonts");
+    let dir =
+        crate::realworld::pages_dir().join("debian-trixie/usr/share/sphinx_rtd_theme/static/fonts");
     assert!(
         dir.join("Lato-Regular.woff2").exists(),
         "{} has no theme fonts: run `make realworld-pages`",

@@ -15,7 +15,8 @@ use fleet_bench::realworld::{self, Corpus};
 
 use crate::harness::Fleet;
 
-fn pages_dir() -> PathBuf {
+/// Where `scripts/realworld.sh` installed the real-world pages.
+pub(crate) fn pages_dir() -> PathBuf {
     std::env::var_os("FLEET_REALWORLD_DIR").map_or_else(
         || {
             PathBuf::from(std::env::var_os("HOME").expect("a home folder"))
