@@ -13,7 +13,9 @@ use fleet_proto::v1::{
     ExecuteResponse, Metadata, action::Kind, action_output, action_response::Outcome, run_response,
     worker_client::WorkerClient,
 };
-use fleet_store::{Routing, SessionRow, SessionStore, Tenant, WorkerInfo, now_millis};
+use fleet_store::{
+    Routing, SessionRow, SessionStatus, SessionStore, Tenant, WorkerInfo, now_millis,
+};
 use tonic::transport::Channel;
 use tracing::Instrument as _;
 
@@ -386,7 +388,7 @@ impl Dispatcher {
             Some(Kind::Close(_)) => return self.close(tenant, id).await,
             _ => {}
         }
-        if row.status == "failed" {
+        if row.status == SessionStatus::Failed {
             return Err(fail(
                 ErrorCode::EngineFailed,
                 format!("session {id} failed and cannot be used: {}", row.failure),
@@ -469,7 +471,7 @@ impl Dispatcher {
                     session_id: r.id,
                     url: r.url,
                     title: r.title,
-                    status: r.status,
+                    status: r.status.to_string(),
                     updated_at: rfc3339(r.updated_at),
                     expires_at: rfc3339(r.expires_at),
                 })
@@ -639,11 +641,11 @@ fn rfc3339(ms: i64) -> String {
 fn status(row: &SessionRow, runtime_available: bool) -> ActionOutput {
     ActionOutput {
         kind: Some(action_output::Kind::Status(pb::SessionStatusResult {
-            status: row.status.clone(),
+            status: row.status.to_string(),
             updated_at: rfc3339(row.updated_at),
             expires_at: rfc3339(row.expires_at),
             runtime_available,
-            resumable: row.status == "active",
+            resumable: row.status == SessionStatus::Active,
             failure: (!row.failure.is_empty()).then(|| row.failure.clone()),
             // A restore reloads the page and reapplies stored state; these live
             // only in a running engine.

@@ -16,6 +16,7 @@ mod memory;
 mod redis_limiter;
 mod redis_routing;
 mod routing;
+mod session_status;
 mod sql;
 mod takeover;
 mod tenant_limits;
@@ -29,6 +30,7 @@ pub use limiter::{Limiter, MemoryLimiter};
 pub use memory::MemoryRouting;
 pub use redis_routing::RedisRouting;
 pub use routing::{Route, Routing, WorkerInfo};
+pub use session_status::SessionStatus;
 pub use sql::{
     CheckpointWrite, NewKey, Part, SessionRow, SessionStore, SqlStore, StoredCheckpoint, Tenant,
     content_hash, now_millis,

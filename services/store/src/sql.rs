@@ -9,7 +9,7 @@ use sqlx::{AnyPool, Row};
 
 use sha2::Digest as _;
 
-use crate::{StoreError, TenantLimits};
+use crate::{SessionStatus, StoreError, TenantLimits};
 
 /// Part bytes are stored in rows of at most this size, so one huge part never
 /// needs one huge value in the database.
@@ -48,8 +48,8 @@ pub struct SessionRow {
     pub id: String,
     /// Owning tenant.
     pub tenant_id: String,
-    /// `active`, `failed`, …
-    pub status: String,
+    /// Usable or failed.
+    pub status: SessionStatus,
     /// Viewport width.
     pub width: u32,
     /// Viewport height.
@@ -267,7 +267,7 @@ impl SqlStore {
         Ok(SessionRow {
             id: row.try_get("id")?,
             tenant_id: row.try_get("tenant_id")?,
-            status: row.try_get("status")?,
+            status: row.try_get::<String, _>("status")?.parse()?,
             width: to_u32(row.try_get("width")?),
             height: to_u32(row.try_get("height")?),
             epoch: to_u64(row.try_get("epoch")?),
@@ -327,7 +327,7 @@ impl SessionStore for SqlStore {
         let now = now_millis();
         sqlx::query(
             "INSERT INTO sessions (id, tenant_id, status, width, height, epoch, url, title, created_at, updated_at, expires_at) \
-             VALUES ($1, $2, 'active', $3, $4, 0, '', '', $5, $5, $6)",
+             VALUES ($1, $2, $7, $3, $4, 0, '', '', $5, $5, $6)",
         )
         .bind(id)
         .bind(tenant_id)
@@ -335,6 +335,7 @@ impl SessionStore for SqlStore {
         .bind(i64::from(height))
         .bind(now)
         .bind(now.saturating_add(ttl_ms))
+        .bind(SessionStatus::Active.as_str())
         .execute(&self.pool)
         .await?;
         self.session(id).await?.ok_or(StoreError::NotFound)
@@ -522,9 +523,10 @@ impl SessionStore for SqlStore {
     }
 
     async fn mark_failed(&self, id: &str, reason: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sessions SET status = 'failed', failure = $2 WHERE id = $1")
+        sqlx::query("UPDATE sessions SET status = $3, failure = $2 WHERE id = $1")
             .bind(id)
             .bind(reason)
+            .bind(SessionStatus::Failed.as_str())
             .execute(&self.pool)
             .await?;
         Ok(())
