@@ -568,7 +568,13 @@ impl Dispatcher {
                 request.metadata_mut().insert(name, value);
             }
         }
-        let resp = match client.run(request).instrument(span).await {
+        // The gRPC hop's share of a call is this minus the worker's own
+        // `fleet_worker_run_seconds`.
+        let sent = std::time::Instant::now();
+        let answer = client.run(request).instrument(span).await;
+        fleet_telemetry::histogram!("fleet_gateway_worker_call_seconds")
+            .record(sent.elapsed().as_secs_f64());
+        let resp = match answer {
             Ok(r) => r,
             Err(s) if never_ran(&s) => return Err(NotRun),
             Err(s) => {

@@ -249,9 +249,12 @@ impl Sessions {
             return Err(Failure::new(ErrorCode::Internal, "the session has no tab").into());
         };
 
+        let started = std::time::Instant::now();
         let result = execute(tab, kind, budget)
             .instrument(tracing::info_span!("engine.action"))
             .await;
+        fleet_telemetry::histogram!("fleet_worker_engine_seconds")
+            .record(started.elapsed().as_secs_f64());
         // Checkpoint whatever the outcome, unless the instance is gone: a failed
         // action may still have changed state the agent will expect to find.
         let seen = result.as_ref().ok().and_then(page_of);
