@@ -13,13 +13,13 @@ run: deps
 	cargo run --release -- serve
 
 # The benchmark against headless Chromium (Debian's `chromium`, installed if
-# missing) and the load test; they use the local Postgres and Redis.
-bench: deps services
-	./scripts/chromium.sh
+# missing; the real-world pages its rows load) and the load test; they use the
+# local Postgres and Redis. `servo-fleet bench --compare old.json bench.json`
+# prints what changed since an earlier report.
+bench: deps services realworld-pages
 	cargo run --release -- bench --json bench.json
 
-bench-quick: deps services
-	./scripts/chromium.sh
+bench-quick: deps services realworld-pages
 	cargo run --release -- bench --quick
 
 load: deps services

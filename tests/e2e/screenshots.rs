@@ -1,10 +1,8 @@
 //! Screenshots against Chromium's: every corpus page is loaded in the engine
 //! (through the fleet) and in headless Chromium at 1280×720, both read by the
 //! extraction script (so each has waited for the page's values), and the two
-//! screenshots are compared block by block. Text anti-aliasing and font
-//! hinting differ between the two renderers, so pixels are compared as the
-//! mean colour of 16×16 blocks: a block differs when a channel's mean is more
-//! than 24 levels apart. Every page must have the same size, at most
+//! screenshots are compared block by block ([`fleet_bench::pixels`]: the mean
+//! colour of 16×16 blocks, 24 levels of tolerance). Every page must have the same size, at most
 //! [`MAX_DIFFERING_BLOCKS`] of its blocks differing and at most
 //! [`MAX_SHARE_OF_PAINTED`] of what Chromium paints, except the pages on
 //! [`KNOWN`], whose differences are written there.
@@ -14,13 +12,12 @@ use std::path::Path;
 use base64::Engine as _;
 use fleet_bench::chromium::{Chromium, LaunchOptions};
 use fleet_bench::fidelity::{self, Corpus, VIEWPORT};
+use fleet_bench::pixels::{decode_png, differing_blocks};
 use image::RgbImage;
 use serde_json::json;
 
 use crate::harness::{Client, Fleet, call, first};
 
-const BLOCK: u32 = 16;
-const CHANNEL_TOLERANCE: f64 = 24.0;
 /// The share of blocks that may differ on any page.
 const MAX_DIFFERING_BLOCKS: f64 = 0.10;
 /// Pages known to differ by more, and why; the test fails if one of them
@@ -41,39 +38,7 @@ const KNOWN: &[(&str, &str)] = &[
 const MAX_SHARE_OF_PAINTED: f64 = 0.5;
 
 fn decode(png: &[u8]) -> RgbImage {
-    image::load_from_memory_with_format(png, image::ImageFormat::Png)
-        .unwrap()
-        .to_rgb8()
-}
-
-/// The share of `BLOCK`×`BLOCK` blocks whose mean colours differ.
-fn differing_blocks(a: &RgbImage, b: &RgbImage) -> f64 {
-    let mean = |img: &RgbImage, bx: u32, by: u32| {
-        let mut sum = [0u64; 3];
-        for y in by * BLOCK..(by + 1) * BLOCK {
-            for x in bx * BLOCK..(bx + 1) * BLOCK {
-                for (s, c) in sum.iter_mut().zip(img.get_pixel(x, y).0) {
-                    *s += u64::from(c);
-                }
-            }
-        }
-        sum.map(|s| s as f64 / f64::from(BLOCK * BLOCK))
-    };
-    let (w, h) = (a.width() / BLOCK, a.height() / BLOCK);
-    let mut differing = 0;
-    for by in 0..h {
-        for bx in 0..w {
-            let (ma, mb) = (mean(a, bx, by), mean(b, bx, by));
-            if ma
-                .iter()
-                .zip(mb)
-                .any(|(x, y)| (x - y).abs() > CHANNEL_TOLERANCE)
-            {
-                differing += 1;
-            }
-        }
-    }
-    f64::from(differing) / f64::from(w * h)
+    decode_png(png).unwrap()
 }
 
 async fn engine_screenshot(client: &Client, url: &str, script: &str) -> Vec<u8> {

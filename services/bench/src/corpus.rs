@@ -16,8 +16,12 @@ pub const PAGES: &[(&str, &str)] = &[
     ("landing.html", include_str!("../corpus/landing.html")),
 ];
 
-/// The small inline page of the session-create row.
-pub const SMALL: &str = "<!doctype html><title>small</title><h1>Hello</h1><p>A small inline page with <a href='/x'>a link</a>.</p>";
+/// The script every corpus page loads (`/site.js`).
+pub const SITE_JS: &str = include_str!("../corpus/site.js");
+
+/// The small inline page of the session-create row; its script writes the
+/// heading, so a reader that ran no script reads different text.
+pub const SMALL: &str = "<!doctype html><title>small</title><h1>Hello</h1><p>A small inline page with <a href='/x'>a link</a>.</p><script>document.querySelector('h1').textContent = 'Hello from a script'; document.title = 'small, scripted';</script>";
 
 /// Serves the corpus on an ephemeral loopback port; returns its base URL. The
 /// server lives as long as the runtime.
@@ -29,6 +33,15 @@ pub async fn serve() -> anyhow::Result<String> {
             axum::routing::get(move || async move { Html(*html) }),
         );
     }
+    app = app.route(
+        "/site.js",
+        axum::routing::get(|| async {
+            (
+                [(axum::http::header::CONTENT_TYPE, "text/javascript")],
+                SITE_JS,
+            )
+        }),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .context("binding the corpus server")?;

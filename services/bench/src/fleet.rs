@@ -36,6 +36,10 @@ pub struct Fleet {
     pub key: String,
     /// Redis, for reading routes and forgetting them.
     pub redis: redis::aio::MultiplexedConnection,
+    /// The prefix of this fleet's worker ids: the process and a count of
+    /// fleets it started, so a fleet started after another never reuses a
+    /// worker id the registry may still hold.
+    id_prefix: String,
     children: Vec<Child>,
 }
 
@@ -113,13 +117,19 @@ impl Fleet {
             ("FLEET_TENANT_BURST", "1000000"),
             ("FLEET_TENANT_MAX_IN_FLIGHT", "1000000"),
         ];
+        static FLEETS: AtomicU32 = AtomicU32::new(0);
+        let id_prefix = format!(
+            "bench-{}-{}",
+            std::process::id(),
+            FLEETS.fetch_add(1, Ordering::Relaxed)
+        );
         let mut children = Vec::new();
         let mut worker_urls = Vec::new();
         for i in 0..workers {
             let listen = format!("127.0.0.1:{}", free_port()?);
             let child = Command::new(&config.binary)
                 .args(["worker", "--listen", &listen, "--heartbeat-secs", "1"])
-                .args(["--worker-id", &format!("bench-{}-{i}", std::process::id())])
+                .args(["--worker-id", &format!("{id_prefix}-{i}")])
                 .args(["--capacity", &config.capacity.to_string()])
                 .envs(env)
                 .envs(config.extra_env.iter().map(|(k, v)| (k, v)))
@@ -146,6 +156,7 @@ impl Fleet {
             workers: worker_urls,
             key,
             redis,
+            id_prefix,
             children,
         };
         // The first start on a machine compiles the engine with Cranelift; allow for it.
@@ -174,7 +185,7 @@ impl Fleet {
     async fn wait_for_registry(&self, deadline: Instant) -> anyhow::Result<()> {
         let mut redis = self.redis.clone();
         for i in 0..self.workers.len() {
-            let key = format!("worker:bench-{}-{i}", std::process::id());
+            let key = format!("worker:{}-{i}", self.id_prefix);
             loop {
                 let registered: bool = redis::cmd("EXISTS")
                     .arg(&key)
@@ -221,11 +232,27 @@ impl Fleet {
         self.workers.iter().map(|w| w.1).collect()
     }
 
-    /// Stops every process.
+    /// Stops every process: SIGTERM first, so each worker drains and takes
+    /// itself out of the registry (a later fleet on the same Redis must not be
+    /// routed to it), then SIGKILL for any still running after 10 s.
     pub async fn stop(mut self) {
+        for child in &self.children {
+            let pid = child
+                .id()
+                .and_then(|p| i32::try_from(p).ok())
+                .and_then(rustix::process::Pid::from_raw);
+            if let Some(pid) = pid {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+            }
+        }
         for child in &mut self.children {
-            let _ = child.start_kill();
-            let _ = child.wait().await;
+            if tokio::time::timeout(Duration::from_secs(10), child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+            }
         }
     }
 }

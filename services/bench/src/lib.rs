@@ -1,15 +1,18 @@
 //! `servo-fleet bench`: the fleet measured side by side with headless Chromium in
 //! the same run, so every figure is a ratio taken on the same noisy machine.
-//! [`suite`] holds the rows, [`load`] the load test, [`chromium`] the CDP driver.
+//! [`suite`] holds the rows, [`load`] the load test, [`chromium`] the CDP driver,
+//! [`compare`] the change between two reports, [`pixels`] how screenshots are compared.
 //! [`fidelity`] holds the engine-fidelity corpus tooling: its server, the goldens
 //! taken from Chromium (`servo-fleet goldens`) and the comparison with them.
 
 pub mod chromium;
+pub mod compare;
 pub mod corpus;
 pub mod fidelity;
 pub mod fleet;
 pub mod load;
 pub mod mcp;
+pub mod pixels;
 pub mod procmem;
 pub mod realworld;
 pub mod stats;
@@ -30,6 +33,15 @@ pub struct BenchConfig {
     /// Also write the report as JSON to this file (`-` for stdout instead of the table).
     #[arg(long, env = "FLEET_BENCH_JSON")]
     pub json: Option<PathBuf>,
+    /// At most this many samples per row, one round of each page, memory at 1
+    /// and 2 sessions: checks that every row of the bench still runs (its
+    /// figures mean little).
+    #[arg(long, env = "FLEET_BENCH_SAMPLES")]
+    pub samples: Option<usize>,
+    /// Compare two reports written with `--json` instead of running anything:
+    /// prints every row's change from OLD to NEW.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"])]
+    pub compare: Option<Vec<PathBuf>>,
     /// Run the load test instead of the suite.
     #[arg(long, env = "FLEET_BENCH_LOAD")]
     pub load: bool,
@@ -47,7 +59,9 @@ pub struct BenchConfig {
     /// With --realworld: only the pages `make test` checks.
     #[arg(long, env = "FLEET_BENCH_REALWORLD_SUBSET")]
     pub realworld_subset: bool,
-    /// With --realworld: the folder scripts/realworld.sh installed the pages into.
+    /// The folder scripts/realworld.sh installed the real-world pages into
+    /// (default ~/.cache/servo-fleet/realworld); the suite's real-page rows and
+    /// --realworld read them.
     #[arg(long, env = "FLEET_REALWORLD_DIR")]
     pub realworld_dir: Option<PathBuf>,
     /// Headless Chromium to compare with (default: Debian's /usr/bin/chromium).
@@ -159,6 +173,13 @@ async fn ensure_database(url: &str) -> anyhow::Result<()> {
 /// stderr, and writes JSON where asked. `binary` is the servo-fleet executable the
 /// fleet's processes are started from.
 pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
+    if let Some(files) = &config.compare {
+        let [old, new] = files.as_slice() else {
+            anyhow::bail!("--compare takes two reports: OLD.json NEW.json");
+        };
+        print!("{}", compare::files(old, new)?);
+        return Ok(());
+    }
     ensure_database(&config.database_url).await?;
     let fleet = fleet::FleetConfig {
         binary,
@@ -184,8 +205,10 @@ pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
         report.suite = Some(
             suite::run(&suite::SuiteConfig {
                 quick: config.quick,
+                samples: config.samples,
                 chromium: config.chromium.clone(),
                 fleet,
+                realworld_dir: realworld_dir(&config)?,
             })
             .await?,
         );
@@ -201,18 +224,36 @@ pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
             }
         }
     }
+    if let Some(suite) = &report.suite {
+        let failed = suite.failed_checks();
+        anyhow::ensure!(
+            failed.is_empty(),
+            "the two sides' outputs differ on {} check(s): {}",
+            failed.len(),
+            failed
+                .iter()
+                .map(|c| format!("{} — {}: {}", c.row, c.what, c.detail))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     Ok(())
+}
+
+/// `--realworld-dir`, or where scripts/realworld.sh installs by default.
+fn realworld_dir(config: &BenchConfig) -> anyhow::Result<PathBuf> {
+    match &config.realworld_dir {
+        Some(dir) => Ok(dir.clone()),
+        None => Ok(std::env::home_dir()
+            .context("no home folder: pass --realworld-dir")?
+            .join(".cache/servo-fleet/realworld")),
+    }
 }
 
 /// `--realworld`: the corpus through a fleet of two workers and in Chromium,
 /// page by page; the table goes to stdout.
 async fn realworld_run(config: &BenchConfig, fleet: &fleet::FleetConfig) -> anyhow::Result<()> {
-    let pages_dir = match &config.realworld_dir {
-        Some(dir) => dir.clone(),
-        None => std::env::home_dir()
-            .context("no home folder: pass --realworld-dir")?
-            .join(".cache/servo-fleet/realworld"),
-    };
+    let pages_dir = realworld_dir(config)?;
     let corpus = realworld::Corpus::open(Path::new("tests/realworld"), &pages_dir)?;
     let pages = corpus.pages(config.realworld_subset);
     let running = fleet::Fleet::start(fleet, 2).await?;
@@ -258,6 +299,16 @@ pub fn render(report: &Report) -> String {
     if let Some(suite) = &report.suite {
         out.push_str(&format!("\nvs {}\n\n", suite.chromium_version));
         out.push_str(&stats::table(&suite.rows));
+        out.push_str("\noutputs compared\n\n");
+        for check in &suite.checks {
+            out.push_str(&format!(
+                "{} {} — {}: {}\n",
+                if check.passed { "ok  " } else { "FAIL" },
+                check.row,
+                check.what,
+                check.detail
+            ));
+        }
         out.push_str("\nfleet only\n\n");
         for row in &suite.fleet_rows {
             out.push_str(&format!(

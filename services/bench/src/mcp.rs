@@ -39,6 +39,29 @@ impl Mcp {
         Ok((id, first["response"].clone()))
     }
 
+    /// A screenshot of session `id`'s viewport: the PNG bytes of the result's
+    /// image block.
+    pub async fn screenshot(&self, id: &str) -> anyhow::Result<Vec<u8>> {
+        use base64::Engine as _;
+        let args = serde_json::json!({ "actions": [{ "sessionID": id }] });
+        let Value::Object(args) = args else {
+            bail!("tool arguments must be an object");
+        };
+        let result = self
+            .client
+            .call_tool(CallToolRequestParams::new("servo_screenshot").with_arguments(args))
+            .await
+            .context("servo_screenshot failed at the protocol level")?;
+        let data = result
+            .content
+            .iter()
+            .find_map(|c| c.as_image().map(|i| i.data.clone()))
+            .context("servo_screenshot returned no image")?;
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .context("decoding the screenshot's base64")
+    }
+
     /// Calls a tool and returns its structured content.
     pub async fn call(&self, tool: &str, args: Value) -> anyhow::Result<Value> {
         let Value::Object(args) = args else {

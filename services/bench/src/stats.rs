@@ -137,6 +137,8 @@ pub enum Unit {
     Millis,
     /// Memory in bytes; lower is better.
     Bytes,
+    /// A count of events (errors, budget stops); lower is better.
+    Count,
 }
 
 impl Unit {
@@ -149,6 +151,7 @@ impl Unit {
             Self::Millis if value < 10.0 => format!("{value:.2} ms"),
             Self::Millis => format!("{value:.1} ms"),
             Self::Bytes => format!("{:.1} MiB", value / (1024.0 * 1024.0)),
+            Self::Count => format!("{value:.0}"),
         }
     }
 }
@@ -164,6 +167,9 @@ pub struct Row {
     pub ours: Summary,
     /// Headless Chromium's figures.
     pub chromium: Summary,
+    /// What the row's figures do not say by themselves (counts, rates, how the
+    /// two sides' outputs compared); empty when nothing needs saying.
+    pub note: String,
 }
 
 impl Row {
@@ -174,7 +180,14 @@ impl Row {
             unit,
             ours: ours.summary(),
             chromium: chromium.summary(),
+            note: String::new(),
         }
+    }
+
+    /// The row with `note` attached.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.note = note.into();
+        self
     }
 
     /// The ratio of medians, oriented so that above 1 means the fleet wins on time:
@@ -184,7 +197,7 @@ impl Row {
     pub fn ratio(&self) -> f64 {
         match self.unit {
             Unit::Millis => self.chromium.median / self.ours.median,
-            Unit::Bytes => self.ours.median / self.chromium.median,
+            Unit::Bytes | Unit::Count => self.ours.median / self.chromium.median,
         }
     }
 
@@ -199,6 +212,7 @@ impl Row {
             Unit::Millis if ratio >= 1.0 => format!("{ratio:.2}× faster"),
             Unit::Millis => format!("{:.2}× slower", 1.0 / ratio),
             Unit::Bytes => format!("{ratio:.2}× the memory"),
+            Unit::Count => format!("{ratio:.2}× as many"),
         }
     }
 }
@@ -214,6 +228,8 @@ impl Serialize for Row {
             ours: &'a Summary,
             chromium: &'a Summary,
             ratio: f64,
+            #[serde(skip_serializing_if = "str::is_empty")]
+            note: &'a str,
         }
         RowJson {
             name: &self.name,
@@ -221,26 +237,20 @@ impl Serialize for Row {
             ours: &self.ours,
             chromium: &self.chromium,
             ratio: self.ratio(),
+            note: &self.note,
         }
         .serialize(serializer)
     }
 }
 
 /// Renders `rows` as a plain-text table with aligned columns: the row name left-aligned,
-/// the figures right-aligned, one line per row under a header and a rule.
+/// the figures right-aligned, one line per row under a header and a rule; then each
+/// row's note, if it has one.
 pub fn table(rows: &[Row]) -> String {
-    const HEADER: [&str; 6] = [
-        "row",
-        "ours p50",
-        "ours p95",
-        "chromium p50",
-        "chromium p95",
-        "ratio",
-    ];
-    let cells: Vec<[String; 6]> = rows
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
-            [
+            vec![
                 row.name.clone(),
                 row.unit.format(row.ours.median),
                 row.unit.format(row.ours.p95),
@@ -250,33 +260,55 @@ pub fn table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let mut widths = HEADER.map(|h| h.chars().count());
-    for line in &cells {
+    let mut out = aligned(
+        &[
+            "row",
+            "ours p50",
+            "ours p95",
+            "chromium p50",
+            "chromium p95",
+            "ratio",
+        ],
+        &cells,
+    );
+    let notes: Vec<&Row> = rows.iter().filter(|r| !r.note.is_empty()).collect();
+    if !notes.is_empty() {
+        out.push('\n');
+        for row in notes {
+            let _ = writeln!(out, "{}: {}", row.name, row.note);
+        }
+    }
+    out
+}
+
+/// Lays `cells` out under `header`: the first column left-aligned, the others
+/// right-aligned, two spaces between columns, a rule under the header. Widths
+/// count chars, not bytes ("×" is one char but two bytes).
+pub fn aligned(header: &[&str], cells: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for line in cells {
         for (width, cell) in widths.iter_mut().zip(line) {
             *width = (*width).max(cell.chars().count());
         }
     }
-
     let mut out = String::new();
-    let header = HEADER.map(str::to_owned);
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     push_line(&mut out, &header, &widths);
     let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
     out.push_str(rule.join("  ").trim_end());
     out.push('\n');
-    for line in &cells {
+    for line in cells {
         push_line(&mut out, line, &widths);
     }
     out
 }
 
-fn push_line(out: &mut String, cells: &[String; 6], widths: &[usize; 6]) {
+fn push_line(out: &mut String, cells: &[String], widths: &[usize]) {
     let mut line = String::new();
     for (i, (cell, &width)) in cells.iter().zip(widths).enumerate() {
         if i > 0 {
             line.push_str("  ");
         }
-        // `{:>width$}` pads by chars, and "×" is one char but two bytes, so padding is
-        // computed by hand to keep columns aligned.
         let pad = " ".repeat(width.saturating_sub(cell.chars().count()));
         if i == 0 {
             let _ = write!(line, "{cell}{pad}");
