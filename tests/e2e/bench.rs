@@ -131,7 +131,12 @@ async fn the_suite_runs_every_row_on_both_sides_and_their_outputs_agree() {
     let line = text
         .lines()
         .find(|l| l.starts_with("page load + text, real 1.5 MB page"))
-        .unwrap_or_else(|| panic!("{text}"));
+        .unwrap_or_else(|| {
+            panic!(
+                "no 1.5 MB row in the comparison:\n{text}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
     assert!(line.contains("same"), "{line}");
     assert!(!text.contains("only in"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
