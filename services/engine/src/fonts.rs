@@ -2,7 +2,7 @@
 //!
 //! The guest has no system fonts, so unless fonts are registered **and** assigned
 //! to the CSS generic families, Parley finds no face and text paints nothing
-//! (DESIGN.md §4). We bundle Liberation (SIL OFL 1.1, see `fonts/LICENSE`), which is
+//! (docs/decisions/0005-engine-sandbox.md). We bundle Liberation (SIL OFL 1.1, see `fonts/LICENSE`), which is
 //! metric-compatible with Arial, Times New Roman and Courier New, so pages laid out
 //! for those fonts wrap the same way.
 //!
@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use blitz_dom::FontContext;
 use blitz_dom::net::{FontFaceOverrides, Resource, ResourceLoadResponse};
+use blitz_dom::{BaseDocument, FontContext};
 use blitz_traits::net::Bytes;
 use parley::fontique::{
     Blob, Collection, CollectionOptions, FallbackKey, FamilyId, FontInfoOverride, GenericFamily,
@@ -65,10 +65,10 @@ pub(crate) fn font_context() -> FontContext {
 const SFNT_SIGNATURES: [[u8; 4]; 4] = [*b"\0\x01\0\0", *b"true", *b"OTTO", *b"ttcf"];
 
 /// Register a font (TrueType, OpenType, WOFF or WOFF2 bytes) for this tab and
-/// return the family names it provides, sorted. The font is added to the
-/// instance's font context (documents loaded later) and to the current
-/// document, which lays out again with it.
-pub(crate) fn register(data: Vec<u8>) -> Result<Vec<String>, String> {
+/// return the family names it provides, sorted, with the decoded font. The
+/// font is added to the instance's font context (documents loaded later); the
+/// caller hands the decoded font to the current document ([`add_to_document`]).
+pub(crate) fn register(data: Vec<u8>) -> Result<(Vec<String>, Bytes), String> {
     if data.is_empty() {
         return Err("the font data is empty".to_owned());
     }
@@ -112,21 +112,22 @@ pub(crate) fn register(data: Vec<u8>) -> Result<Vec<String>, String> {
     if families.is_empty() {
         return Err("the font data could not be parsed: no usable font face in it".to_owned());
     }
-    // The current document has its own copy of the font context: hand it the
-    // font the way Blitz applies a loaded `@font-face`, which also makes it
-    // lay its text out again. A tab that has no document yet gets the font
-    // from the instance's context when it builds one.
-    crate::tab::with_existing_document(|doc| {
-        doc.load_resource(ResourceLoadResponse {
-            // Not a request of the document's own: an id no request uses, so
-            // no pending resource is marked as done.
-            request_id: usize::MAX,
-            node_id: None,
-            resolved_url: None,
-            result: Ok(Resource::Font(bytes, FontFaceOverrides::default())),
-        });
+    Ok((families, bytes))
+}
+
+/// Hand a registered font to a document. A document has its own copy of the
+/// font context: it gets the font the way Blitz applies a loaded
+/// `@font-face`, which also makes it lay its text out again. A tab that has no
+/// document yet gets the font from the instance's context when it builds one.
+pub(crate) fn add_to_document(doc: &mut BaseDocument, font: Bytes) {
+    doc.load_resource(ResourceLoadResponse {
+        // Not a request of the document's own: an id no request uses, so
+        // no pending resource is marked as done.
+        request_id: usize::MAX,
+        node_id: None,
+        resolved_url: None,
+        result: Ok(Resource::Font(font, FontFaceOverrides::default())),
     });
-    Ok(families)
 }
 
 fn register_bundled(

@@ -1,7 +1,7 @@
 //! IndexedDB's committed databases: per origin, per database name, kept for
 //! the tab's life and carried by `snapshot`/`restore` as the `indexeddb` part.
 //!
-//! The API itself is JavaScript (`js/indexeddb.js`): it keeps a working copy
+//! The API itself is JavaScript (`js/indexeddb/`): it keeps a working copy
 //! of each open database in the page's realm, runs requests and transactions
 //! there, and on commit sends this module the transaction's changes as a list
 //! of operations. The realm is dropped on every load, so what a page sees when
@@ -215,7 +215,7 @@ fn arg<'a, T: Deserialize<'a>>(op: &[&'a RawValue], i: usize) -> Result<T, Commi
         .map_err(|e| CommitError::Invalid(format!("operation argument {i}: {e}")))
 }
 
-/// Apply one operation (`[name, args...]`, see `js/indexeddb.js`), recording
+/// Apply one operation (`[name, args...]`, see `js/indexeddb/`), recording
 /// how to undo it.
 fn apply(db: &mut Database, op: &[&RawValue], undo: &mut Vec<Undo>) -> Result<(), CommitError> {
     let name: String = arg(op, 0)?;

@@ -13,7 +13,7 @@ use crate::a11y;
 use crate::bindings::exports::fleet::engine::page::{Summary, Target, UserInput};
 use crate::inspect::{attr, collapse_whitespace};
 use crate::js::from_id;
-use crate::{js, tab};
+use crate::{js, state, tab};
 
 /// Elements looked at when matching by text, at most.
 const MAX_TEXT_CANDIDATES: usize = 20_000;
@@ -68,7 +68,7 @@ fn resolve(target: &Target) -> Result<Hit, String> {
 /// Find the element `target` names and the centre of its box, scrolling it
 /// into view first if `into_view`.
 fn locate(target: &Target, into_view: bool) -> Result<Hit, String> {
-    let found = tab::with_laid_out_document(|doc| -> Result<Option<Hit>, String> {
+    let found = state::with_laid_out_document(|doc| -> Result<Option<Hit>, String> {
         let id = match target {
             Target::Point((x, y)) => {
                 let (x, y) = (*x, *y);

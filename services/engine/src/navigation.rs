@@ -63,7 +63,7 @@ pub(crate) struct Entry {
     /// Its URL.
     pub url: String,
     /// `history.state`: the JSON text of its structured serialization (see
-    /// `bootstrap.js`; `None` is `null`).
+    /// the DOM prelude, `js/dom/`; `None` is `null`).
     pub state: Option<String>,
     /// The document it belongs to (a sequence number per load).
     pub doc: u64,

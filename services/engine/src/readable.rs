@@ -225,7 +225,7 @@ fn survey(doc: &BaseDocument) -> Survey {
 }
 
 /// Counts the visible text under `id` (recursion depth is bounded by the
-/// document's depth cap, see `tab::limit_depth`).
+/// document's depth cap, see `document::limit_depth`).
 fn count(doc: &BaseDocument, id: NodeId, in_link: bool, survey: &mut Survey) -> Counts {
     let Some(node) = doc.get_node(id) else {
         return Counts::default();

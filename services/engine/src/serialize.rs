@@ -23,7 +23,7 @@ const RAW_TEXT: &[&str] = &[
     "noscript",
 ];
 /// How deep the writer follows the tree (the document's own depth is capped
-/// lower, see `tab::limit_depth`; this guards detached trees).
+/// lower, see `document::limit_depth`; this guards detached trees).
 const MAX_DEPTH: usize = 1024;
 
 /// The serialization of the children of `id` (`innerHTML`).

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bindings::exports::fleet::engine::page::{DialogPolicy, Source, StatePart, Summary};
 use crate::storage::Area;
-use crate::{forms, indexeddb, storage, tab};
+use crate::{forms, indexeddb, state, storage, tab};
 
 /// The `page` part format version this engine writes and reads.
 const PAGE_VERSION: u32 = 2;
@@ -112,19 +112,19 @@ fn part(name: &str, data: Vec<u8>) -> StatePart {
 
 /// Serialize the tab's durable state.
 pub(crate) fn snapshot() -> Vec<StatePart> {
-    let (url, html) = tab::location();
-    let (width, height) = tab::viewport_size();
+    let (url, html) = state::location();
+    let (width, height) = state::viewport_size();
     let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
-    let (x, y) = tab::viewport_scroll();
+    let (x, y) = state::viewport_scroll();
     let (x, y) = (finite(x), finite(y));
     let page = PageState {
         version: PAGE_VERSION,
         url,
         viewport: ViewportState { width, height },
         scroll: ScrollState { x, y },
-        forms: tab::with_document(|doc| forms::capture(doc)),
+        forms: state::with_document(|doc| forms::capture(doc)),
         dialogs: {
-            let policy = tab::dialog_policy();
+            let policy = state::dialog_policy();
             Some(DialogState {
                 accept: policy.accept,
                 prompt_text: policy.prompt_text,
@@ -270,9 +270,9 @@ pub(crate) fn restore(parts: Vec<StatePart>) -> Result<Summary, String> {
         Some(bytes) => indexeddb::import(bytes).map_err(|e| undecodable(INDEXEDDB, e))?,
         None => indexeddb::clear(),
     }
-    tab::set_viewport(state.viewport.width, state.viewport.height);
+    state::set_viewport(state.viewport.width, state.viewport.height);
     if let Some(policy) = state.dialogs.clone() {
-        tab::set_dialog_policy(DialogPolicy {
+        state::set_dialog_policy(DialogPolicy {
             accept: policy.accept,
             prompt_text: policy.prompt_text,
         });
@@ -287,9 +287,9 @@ pub(crate) fn restore(parts: Vec<StatePart>) -> Result<Summary, String> {
     // Form values go in after the scripts ran, as a browser restoring a page
     // fills fields after load, and the scroll position after them, clamped to
     // the restored layout. The summary is redone only if the fields changed it.
-    let changed = tab::with_document(|doc| forms::apply(doc, &state.forms));
+    let changed = state::with_document(|doc| forms::apply(doc, &state.forms));
     if state.scroll.x != 0.0 || state.scroll.y != 0.0 {
-        tab::scroll_viewport_to(state.scroll.x, state.scroll.y);
+        state::scroll_viewport_to(state.scroll.x, state.scroll.y);
     }
     if changed {
         return Ok(tab::inspect());

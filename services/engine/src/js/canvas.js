@@ -1,4 +1,4 @@
-// The canvas prelude, evaluated after web.js (see js/mod.rs): a 2D context
+// The canvas prelude, evaluated after web/ (see js/mod.rs): a 2D context
 // that keeps its state but draws no pixels. Charting and plotting libraries
 // (Chart.js, dygraphs, …) stop at a missing `getContext('2d')`, and with them
 // the rest of the page (legends, labels, size monitors); with a context they

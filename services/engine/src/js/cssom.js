@@ -1,4 +1,4 @@
-// The CSSOM prelude, evaluated after web.js (see js/mod.rs): the document's
+// The CSSOM prelude, evaluated after web/ (see js/mod.rs): the document's
 // style sheets, read-only. `document.styleSheets` and `sheet` of <style> and
 // <link rel=stylesheet> give each rule as Stylo parsed it (`cssText`,
 // `selectorText`, `type`). Scripts read them to learn that a sheet has loaded

@@ -1,4 +1,4 @@
-// The Intl prelude, evaluated after web.js (see js/mod.rs). QuickJS has no
+// The Intl prelude, evaluated after web/ (see js/mod.rs). QuickJS has no
 // Intl; pages call it to show prices, dates and counts, and a missing global
 // stops their scripts. This is Intl with English (CLDR en-US) data:
 // NumberFormat, DateTimeFormat, PluralRules, RelativeTimeFormat, ListFormat,

@@ -22,7 +22,7 @@ use rquickjs::{Ctx, Exception, Module, Result};
 use url::Url;
 
 use super::console;
-use crate::{inspect, net, tab};
+use crate::{inspect, net, state};
 
 /// Modules one document may load (each is a synchronous round trip).
 const MAX_MODULES: usize = 256;
@@ -71,7 +71,7 @@ pub(super) fn reset() {
 
 /// The document URL and the base URL its relative references resolve against.
 fn document_urls() -> Option<(Url, Url)> {
-    tab::try_with_tab(|tab| {
+    state::try_with_tab(|tab| {
         let url = Url::parse(&tab.url).ok()?;
         let base = inspect::base_url_at(tab.document(), Some(url.as_str()));
         Some((url, base))
@@ -349,7 +349,7 @@ pub(super) fn declare_script<'js>(
         return load(ctx, url.as_str(), false);
     }
     let document =
-        document_urls().map_or_else(|| tab::INLINE_URL.to_owned(), |(u, _)| u.to_string());
+        document_urls().map_or_else(|| state::INLINE_URL.to_owned(), |(u, _)| u.to_string());
     let n = INLINE.with(|n| {
         n.set(n.get() + 1);
         n.get()

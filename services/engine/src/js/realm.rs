@@ -1,0 +1,249 @@
+//! The realm of the current document: a QuickJS runtime with the engine's
+//! limits, the natives, and the preludes evaluated in order; and the
+//! preludes' bytecode, compiled once per instance and read by every realm.
+//! Why QuickJS: docs/decisions/0001-quickjs.md.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Runtime,
+    WriteOptions,
+};
+
+use super::{deadline_passed, describe, modules, natives};
+
+/// The prelude that builds the Web API surface on the native functions: one
+/// function expression, kept as one file per topic in `dom/` and joined here
+/// in order (the topics share the function's locals, as one closure).
+const BOOTSTRAP: &str = concat!(
+    include_str!("dom/head.js"),
+    include_str!("dom/console.js"),
+    include_str!("dom/events.js"),
+    include_str!("dom/nodes.js"),
+    include_str!("dom/elements.js"),
+    include_str!("dom/controls.js"),
+    include_str!("dom/more-elements.js"),
+    include_str!("dom/document.js"),
+    include_str!("dom/custom-elements.js"),
+    include_str!("dom/traversal.js"),
+    include_str!("dom/location.js"),
+    include_str!("dom/tasks.js"),
+    include_str!("dom/window.js"),
+    include_str!("dom/hooks.js"),
+);
+
+/// IndexedDB, built on the prelude's events and task queue.
+const INDEXEDDB: &str = concat!(
+    include_str!("indexeddb/head.js"),
+    include_str!("indexeddb/keys.js"),
+    include_str!("indexeddb/values.js"),
+    include_str!("indexeddb/key-paths.js"),
+    include_str!("indexeddb/databases.js"),
+    include_str!("indexeddb/transactions.js"),
+    include_str!("indexeddb/interfaces.js"),
+    include_str!("indexeddb/cursors.js"),
+    include_str!("indexeddb/open.js"),
+);
+
+/// Network (fetch, XHR), encodings, crypto, forms data, history, dialogs.
+const WEB: &str = concat!(
+    include_str!("web/head.js"),
+    include_str!("web/encoding.js"),
+    include_str!("web/forms.js"),
+    include_str!("web/bodies.js"),
+    include_str!("web/fetch.js"),
+    include_str!("web/xhr.js"),
+    include_str!("web/xml.js"),
+    include_str!("web/messaging.js"),
+);
+
+/// A 2D canvas context that keeps its state and draws nothing.
+const CANVAS: &str = include_str!("canvas.js");
+
+/// User input: trusted events and the default actions they trigger.
+const INPUT: &str = include_str!("input.js");
+
+/// The document's style sheets as scripts read them (read-only CSSOM).
+const CSSOM: &str = include_str!("cssom.js");
+
+/// RegExp's legacy statics (`RegExp.$1`, `lastMatch`, ...), which QuickJS lacks.
+const REGEXP: &str = include_str!("regexp.js");
+
+/// Intl (QuickJS has none) and the toLocaleString methods built on it.
+const INTL: &str = include_str!("intl.js");
+
+/// Last: gives every interface the other preludes built the shape WebIDL
+/// gives it, so that libraries' feature detection sees native built-ins.
+const WEBIDL: &str = include_str!("webidl.js");
+
+/// Heap limit of one realm.
+const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
+
+/// Heap size at which a realm's first garbage collection runs. QuickJS starts
+/// at 256 KiB and grows the threshold by half after each collection, so a new
+/// realm, whose prelude alone allocates a few MiB, would stop several times to
+/// mark objects that are all alive.
+const GC_THRESHOLD: usize = 4 * 1024 * 1024;
+
+/// QuickJS's stack limit, measured on the guest's shadow stack (linear memory).
+/// QuickJS compiles this check out on WASI; `tools/wasi-sdk/bin/clang` turns it
+/// back on, so runaway recursion is a catchable `RangeError` instead of a trap
+/// that kills the instance. 1 MiB is ≈3,800 plain JS frames (≈1,000 through
+/// builtins such as `Array.prototype.map`), which costs at most ≈2–3 MiB of the
+/// host's native wasm stack: the host must allow ≥ 8 MiB (`max_wasm_stack`).
+const MAX_STACK: usize = 1024 * 1024;
+
+/// The realm of the current document. Field order is drop order: the saved
+/// hooks and the context must go before the runtime that owns their memory.
+struct JsEnv {
+    hooks: Persistent<Object<'static>>,
+    context: Context,
+    _runtime: Runtime,
+}
+
+thread_local! {
+    static ENV: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
+    /// Bytecode of each prelude, by name: written once per instance (four
+    /// buffers, never freed, see [`prelude`]).
+    static PRELUDE_CODE: RefCell<HashMap<&'static str, &'static [u8]>> = RefCell::new(HashMap::new());
+}
+
+/// Drop the realm of the current document (a new document gets a new one).
+pub(super) fn drop_realm() {
+    let env = ENV.with(|env| env.borrow_mut().take());
+    drop(env);
+}
+
+/// The realm of the current document, if one was made.
+pub(super) fn existing() -> Option<(Context, Persistent<Object<'static>>)> {
+    ENV.with(|env| {
+        env.borrow()
+            .as_ref()
+            .map(|env| (env.context.clone(), env.hooks.clone()))
+    })
+}
+
+/// The realm of the current document, created on first use.
+pub(super) fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
+    if let Some(found) = existing() {
+        return Ok(found);
+    }
+    let runtime =
+        Runtime::new().map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
+    runtime.set_memory_limit(MEMORY_LIMIT);
+    runtime.set_gc_threshold(GC_THRESHOLD);
+    runtime.set_max_stack_size(MAX_STACK);
+    runtime.set_interrupt_handler(Some(Box::new(deadline_passed)));
+    runtime.set_loader(modules::PageResolver, modules::PageLoader);
+    let context = Context::full(&runtime)
+        .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
+    let hooks = context.with(|ctx| -> Result<_, String> {
+        let native = natives::install(&ctx).map_err(|e| e.to_string())?;
+        let prelude = |source: &str, name: &'static str| prelude(&ctx, source, name);
+        let hooks: Object = prelude(BOOTSTRAP, "dom")?
+            .call((native.clone(),))
+            .catch(&ctx)
+            .map_err(|e| format!("the DOM prelude failed: {}", describe(&e)))?;
+        // The prelude's internals (events, the task queue) for the parts
+        // built on it; page scripts never see them.
+        let internals: Object = hooks
+            .get("internals")
+            .map_err(|e| format!("the DOM prelude has no internals: {e}"))?;
+        prelude(INDEXEDDB, "indexeddb")?
+            .call::<_, ()>((native.clone(), internals.clone()))
+            .catch(&ctx)
+            .map_err(|e| format!("the IndexedDB prelude failed: {}", describe(&e)))?;
+        prelude(WEB, "web")?
+            .call::<_, ()>((native.clone(), internals.clone()))
+            .catch(&ctx)
+            .map_err(|e| format!("the web prelude failed: {}", describe(&e)))?;
+        prelude(CSSOM, "cssom.js")?
+            .call::<_, ()>((native.clone(), internals.clone()))
+            .catch(&ctx)
+            .map_err(|e| format!("the CSSOM prelude failed: {}", describe(&e)))?;
+        prelude(CANVAS, "canvas.js")?
+            .call::<_, ()>((internals.clone(),))
+            .catch(&ctx)
+            .map_err(|e| format!("the canvas prelude failed: {}", describe(&e)))?;
+        // The input prelude adds its hooks (`userClick`, ...) to the engine's.
+        prelude(INPUT, "input.js")?
+            .call::<_, ()>((native, internals.clone(), hooks.clone()))
+            .catch(&ctx)
+            .map_err(|e| format!("the input prelude failed: {}", describe(&e)))?;
+        prelude(INTL, "intl.js")?
+            .call::<_, ()>((internals.clone(),))
+            .catch(&ctx)
+            .map_err(|e| format!("the Intl prelude failed: {}", describe(&e)))?;
+        prelude(REGEXP, "regexp.js")?
+            .call::<_, ()>(())
+            .catch(&ctx)
+            .map_err(|e| format!("the RegExp prelude failed: {}", describe(&e)))?;
+        prelude(WEBIDL, "webidl.js")?
+            .call::<_, ()>((internals,))
+            .catch(&ctx)
+            .map_err(|e| format!("the WebIDL prelude failed: {}", describe(&e)))?;
+        Ok(Persistent::save(&ctx, hooks))
+    })?;
+    ENV.with(|env| {
+        *env.borrow_mut() = Some(JsEnv {
+            hooks: hooks.clone(),
+            context: context.clone(),
+            _runtime: runtime,
+        });
+    });
+    Ok((context, hooks))
+}
+
+/// The function a prelude evaluates to.
+///
+/// Each prelude is compiled once per instance, as a module whose default
+/// export is that function, and kept as bytecode without source text or line
+/// tables; every realm (every navigation makes one) reads the bytecode
+/// instead of parsing the ≈250 KB of prelude source again. The first realm
+/// reads it back too, rather than running the module it compiled: a function
+/// without source prints as `[native code]`, which is what feature detection
+/// must see of every built-in (see `webidl.js`), on the first page as on later ones.
+pub(super) fn prelude<'js>(
+    ctx: &Ctx<'js>,
+    source: &str,
+    name: &'static str,
+) -> Result<Function<'js>, String> {
+    let failed = |e: CaughtError<'_>| format!("the DOM prelude ({name}) failed: {}", describe(&e));
+    let bytecode = match PRELUDE_CODE.with(|code| code.borrow().get(name).copied()) {
+        Some(bytecode) => bytecode,
+        None => {
+            // Declared under a name of its own and never evaluated: only its
+            // bytecode is used.
+            let compiled = Module::declare(
+                ctx.clone(),
+                format!("fleet:compile:{name}"),
+                format!("export default {source}"),
+            )
+            .catch(ctx)
+            .map_err(failed)?;
+            let bytecode = compiled
+                .write(WriteOptions {
+                    strip_source: true,
+                    strip_debug: true,
+                    ..WriteOptions::default()
+                })
+                .catch(ctx)
+                .map_err(failed)?;
+            let bytecode: &'static [u8] = Box::leak(bytecode.into_boxed_slice());
+            PRELUDE_CODE.with(|code| code.borrow_mut().insert(name, bytecode));
+            bytecode
+        }
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: `Module::load` trusts its bytes to be valid QuickJS bytecode and,
+    // as it reads them as ROM data, to outlive the module. These bytes were
+    // written by `Module::write` in this instance, by this QuickJS, from our
+    // own prelude source, and are leaked, so they live as long as any runtime.
+    let module = unsafe { Module::load(ctx.clone(), bytecode) }
+        .catch(ctx)
+        .map_err(failed)?;
+    let (module, done) = module.eval().catch(ctx).map_err(failed)?;
+    done.finish::<()>().catch(ctx).map_err(failed)?;
+    module.get("default").catch(ctx).map_err(failed)
+}

@@ -1,0 +1,303 @@
+//! The page's scripts: which `<script>`s run and when (blocking, `async`,
+//! `defer`, modules), then `DOMContentLoaded`, `load` and the event loop.
+
+use blitz_dom::{BaseDocument, NodeId};
+use rquickjs::{CatchResultExt, CaughtError, Ctx, Object};
+
+use super::console::console;
+use super::event_loop::{drain_jobs, end_task, pump};
+use super::natives::from_id;
+use super::realm::realm;
+use super::{
+    LOAD_BUDGET, SCRIPT_BUDGET, call_hook, deadline_passed, describe, modules, run_script,
+    with_deadline,
+};
+use crate::bindings::exports::fleet::engine::page::Settle;
+use crate::{charset, document, inspect, net, state};
+
+/// A `<script>` to run: its source text or the URL to fetch it from.
+enum ScriptSource {
+    Inline(String),
+    External(String),
+}
+
+/// What a `<script>` holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A classic script.
+    Classic,
+    /// A module script (`type="module"`).
+    Module,
+    /// An import map (`type="importmap"`), read in document order.
+    ImportMap,
+}
+
+/// When a script runs, by its attributes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Timing {
+    /// In document order, as the parser meets it.
+    Blocking,
+    /// External with `async`: after the blocking scripts, before `defer`
+    /// ones (all fetches complete at once here, so "as soon as loaded" is
+    /// right after parsing).
+    Async,
+    /// External with `defer`: in order, just before `DOMContentLoaded`.
+    Deferred,
+}
+
+/// One script of the document.
+struct Script {
+    node: NodeId,
+    kind: Kind,
+    source: ScriptSource,
+    name: String,
+    timing: Timing,
+}
+
+/// Whether a `type` attribute names classic JavaScript.
+fn is_classic_script(script_type: Option<&str>) -> bool {
+    let Some(t) = script_type.map(|t| t.trim().to_ascii_lowercase()) else {
+        return true;
+    };
+    t.is_empty()
+        || matches!(
+            t.as_str(),
+            "text/javascript"
+                | "application/javascript"
+                | "application/ecmascript"
+                | "text/ecmascript"
+                | "application/x-javascript"
+                | "text/jscript"
+                | "text/livescript"
+        )
+}
+
+/// The document's scripts in document order: classic scripts (but not those
+/// marked `nomodule`, which browsers with modules skip), module scripts and
+/// import maps. Scripts of other types are data, not run.
+fn collect_scripts(doc: &BaseDocument) -> Vec<Script> {
+    let base = inspect::base_url(doc);
+    let mut scripts = Vec::new();
+    let mut stack = vec![doc.root_node().id];
+    while let Some(id) = stack.pop() {
+        let Some(node) = doc.get_node(id) else {
+            continue;
+        };
+        if let Some(el) = node.element_data() {
+            let tag: &str = &el.name.local;
+            if tag == "template" {
+                continue;
+            }
+            if tag == "script" {
+                let script_type =
+                    inspect::attr(node, "type").map(|t| t.trim().to_ascii_lowercase());
+                let kind = match script_type.as_deref() {
+                    Some("module") => Some(Kind::Module),
+                    Some("importmap") => Some(Kind::ImportMap),
+                    t if is_classic_script(t) && inspect::attr(node, "nomodule").is_none() => {
+                        Some(Kind::Classic)
+                    }
+                    _ => None,
+                };
+                if let Some(kind) = kind {
+                    let index = scripts.len() + 1;
+                    let src = inspect::attr(node, "src").filter(|_| kind != Kind::ImportMap);
+                    let is_async = inspect::attr(node, "async").is_some();
+                    let timing = match (kind, src.is_some()) {
+                        // Module scripts are deferred unless async, inline or not.
+                        (Kind::Module, _) if is_async => Timing::Async,
+                        (Kind::Module, _) => Timing::Deferred,
+                        (_, true) if is_async => Timing::Async,
+                        (_, true) if inspect::attr(node, "defer").is_some() => Timing::Deferred,
+                        _ => Timing::Blocking,
+                    };
+                    let script = match src {
+                        Some(src) => {
+                            let url = base
+                                .join(src.trim())
+                                .map(String::from)
+                                .unwrap_or_else(|_| src.to_owned());
+                            Script {
+                                node: id,
+                                kind,
+                                source: ScriptSource::External(url.clone()),
+                                name: url,
+                                timing,
+                            }
+                        }
+                        None => Script {
+                            node: id,
+                            kind,
+                            source: ScriptSource::Inline(node.text_content()),
+                            name: match kind {
+                                Kind::Module => format!("inline-module-{index}"),
+                                _ => format!("inline-script-{index}"),
+                            },
+                            timing,
+                        },
+                    };
+                    scripts.push(script);
+                }
+                continue;
+            }
+        }
+        stack.extend(node.children.iter().rev().copied());
+    }
+    scripts
+}
+
+/// Run a module script: declare it (fetching it and, when it is run, what
+/// it imports) and evaluate it. Its evaluation may outlive this call (a
+/// top-level `await`); the prelude reports whatever it rejects with.
+fn run_module<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, script: &Script) {
+    let (src, text) = match &script.source {
+        ScriptSource::External(url) => (Some(url.as_str()), ""),
+        ScriptSource::Inline(text) => (None, text.as_str()),
+    };
+    let evaluated = with_deadline(SCRIPT_BUDGET, || {
+        modules::declare_script(ctx, src, text)
+            .and_then(|module| module.eval())
+            .map(|(_, promise)| promise)
+            .catch(ctx)
+    });
+    match evaluated {
+        Ok(promise) => {
+            call_hook(ctx, hooks, "watchModule", (promise, script.name.as_str()));
+        }
+        // A module (or an import of it) that could not be fetched already
+        // said why on the console, as browsers do; other errors are the
+        // script's own.
+        Err(CaughtError::Exception(exception)) if !deadline_passed() => {
+            let is_load_error = exception
+                .message()
+                .is_some_and(|m| m.starts_with(modules::LOAD_FAILURE));
+            if !is_load_error {
+                call_hook(
+                    ctx,
+                    hooks,
+                    "scriptError",
+                    (exception.into_value(), script.name.as_str()),
+                );
+            }
+        }
+        Err(e) => console(
+            "error",
+            &format!("Uncaught {} ({})", describe(&e), script.name),
+        ),
+    }
+}
+
+/// The text of a script, fetched if external; failures go to the console.
+fn script_text(source: ScriptSource) -> Option<String> {
+    match source {
+        ScriptSource::Inline(text) => Some(text),
+        ScriptSource::External(url) => match net::get(&url) {
+            Ok(response) if response.status < 400 => Some(charset::decode_text(
+                &response.body,
+                response.content_type(),
+            )),
+            Ok(response) => {
+                console(
+                    "error",
+                    &format!("Failed to load script {url}: HTTP {}", response.status),
+                );
+                None
+            }
+            Err(reason) => {
+                console("error", &format!("Failed to load script {url}: {reason}"));
+                None
+            }
+        },
+    }
+}
+
+/// Run the page's classic scripts (blocking ones in document order, then
+/// `async`, then `defer`), fire `DOMContentLoaded` and `load`, then pump the
+/// event loop. Script errors go to the console; nothing here fails the load.
+pub(crate) fn run_page_scripts() -> Settle {
+    let scripts = state::try_with_tab(|tab| collect_scripts(tab.document())).unwrap_or_default();
+    if scripts.is_empty() {
+        return Settle::Settled;
+    }
+    let (context, hooks) = match realm() {
+        Ok(realm) => realm,
+        Err(message) => {
+            console("error", &message);
+            return Settle::Settled;
+        }
+    };
+    let mut ordered: Vec<Script> = Vec::with_capacity(scripts.len());
+    let mut rest = scripts;
+    for timing in [Timing::Blocking, Timing::Async, Timing::Deferred] {
+        let (now, later): (Vec<Script>, Vec<Script>) =
+            rest.into_iter().partition(|s| s.timing == timing);
+        ordered.extend(now);
+        rest = later;
+    }
+    with_deadline(LOAD_BUDGET, || {
+        context.with(|ctx| {
+            let Ok(hooks) = hooks.clone().restore(&ctx) else {
+                return Settle::Settled;
+            };
+            call_hook(&ctx, &hooks, "startLoad", ());
+            let mut parsed = false;
+            for script in ordered {
+                if !parsed && script.timing != Timing::Blocking {
+                    // The parser is done: `interactive`, then async and deferred scripts.
+                    call_hook(&ctx, &hooks, "parsed", ());
+                    parsed = true;
+                }
+                match script.kind {
+                    Kind::Module => {
+                        run_module(&ctx, &hooks, &script);
+                        drain_jobs(&ctx);
+                        end_task(&ctx, &hooks);
+                        continue;
+                    }
+                    Kind::ImportMap => {
+                        if let ScriptSource::Inline(text) = &script.source {
+                            modules::set_import_map(text);
+                        }
+                        continue;
+                    }
+                    Kind::Classic => {}
+                }
+                let Some(text) = script_text(script.source) else {
+                    continue;
+                };
+                // A blocking script sees the document as parsed so far: what
+                // follows it is detached while it runs, then put back.
+                let hidden = (script.timing == Timing::Blocking)
+                    .then(|| {
+                        state::try_with_tab(|tab| {
+                            document::hide_following(tab.document(), script.node)
+                        })
+                    })
+                    .flatten();
+                call_hook(
+                    &ctx,
+                    &hooks,
+                    "setCurrentScript",
+                    (Some(from_id(script.node)),),
+                );
+                run_script(&ctx, &hooks, &text, &script.name);
+                if script.timing == Timing::Blocking {
+                    call_hook(&ctx, &hooks, "flushWrites", ());
+                }
+                call_hook(&ctx, &hooks, "setCurrentScript", (None::<f64>,));
+                if let Some(hidden) = hidden {
+                    state::try_with_tab(|tab| document::reveal(tab.document(), hidden));
+                    call_hook(&ctx, &hooks, "upgradePending", ());
+                }
+                drain_jobs(&ctx);
+                end_task(&ctx, &hooks);
+            }
+            if !parsed {
+                call_hook(&ctx, &hooks, "parsed", ());
+            }
+            call_hook(&ctx, &hooks, "fireLoad", ());
+            drain_jobs(&ctx);
+            pump(&ctx, &hooks)
+        })
+    })
+}
