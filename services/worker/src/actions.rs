@@ -1,6 +1,7 @@
 //! One action on a tab: the proto action in, the engine call, the proto output
-//! back (`execute`), and the conversions between the two. Sessions decide
-//! *whether* and *where* a call runs; this module only *runs* it.
+//! back (`execute`), with the limits an action's arguments are held to. The
+//! conversions between the two sides' types are in [`crate::convert`].
+//! Sessions decide *whether* and *where* a call runs; this module only *runs* it.
 
 use std::time::Duration;
 
@@ -9,97 +10,9 @@ use fleet_proto::{MAX_FONT_BYTES, MAX_FONTS_PER_SESSION};
 
 use crate::failure::Failure;
 use crate::host::{
-    DialogPolicy, EvalError, Link, Scroll, SelectOption, Settle, Source, Summary, Support, Tab,
-    Target, Traversal, TypeText, UserInput, WaitError, WaitFor,
+    DialogPolicy, Scroll, SelectOption, Source, Tab, Target, Traversal, TypeText, UserInput,
+    WaitFor,
 };
-
-fn links(links: Vec<Link>) -> Vec<pb::Link> {
-    links
-        .into_iter()
-        .map(|l| pb::Link {
-            text: l.text,
-            href: l.href,
-        })
-        .collect()
-}
-
-fn page(s: Summary) -> pb::Page {
-    pb::Page {
-        url: s.url,
-        title: s.title,
-        text: s.text,
-        links: links(s.links),
-        load_error: s.load_error,
-        fields: s
-            .fields
-            .into_iter()
-            .map(|f| pb::Field {
-                r#ref: f.ref_,
-                kind: f.kind,
-                name: f.name,
-                label: f.label,
-                value: f.value,
-                checked: f.checked,
-            })
-            .collect(),
-        settle: match s.settle {
-            Settle::Settled => "settled",
-            Settle::Quiet => "quiet",
-            Settle::Budget => "budget",
-        }
-        .to_owned(),
-        dialogs: s
-            .dialogs
-            .into_iter()
-            .map(|d| pb::Dialog {
-                kind: d.kind,
-                message: d.message,
-                accepted: d.accepted,
-                answer: d.answer,
-            })
-            .collect(),
-        console: s
-            .console
-            .into_iter()
-            .map(|c| pb::ConsoleEntry {
-                level: c.level,
-                text: c.text,
-            })
-            .collect(),
-        frames: s
-            .frames
-            .into_iter()
-            .map(|f| pb::Frame {
-                url: f.url,
-                title: f.title,
-                text: f.text,
-                links: links(f.links),
-            })
-            .collect(),
-        readable: Some(pb::Readable {
-            title: s.readable.title,
-            byline: s.readable.byline,
-            published: s.readable.published,
-            site_name: s.readable.site_name,
-            excerpt: s.readable.excerpt,
-            content: s.readable.content,
-        }),
-    }
-}
-
-/// The engine's form of an input target.
-fn target(t: Option<pb::Target>) -> Result<Target, Failure> {
-    match t.and_then(|t| t.kind) {
-        Some(pb::target::Kind::Selector(s)) => Ok(Target::Selector(s)),
-        Some(pb::target::Kind::Text(s)) => Ok(Target::Text(s)),
-        Some(pb::target::Kind::Ref(s)) => Ok(Target::Ref(s)),
-        Some(pb::target::Kind::Point(p)) => Ok(Target::Point((p.x, p.y))),
-        None => Err(Failure::new(
-            ErrorCode::InvalidArgument,
-            "the action needs a target: selector, text, ref or point",
-        )),
-    }
-}
 
 /// Width and height from a PNG's IHDR chunk.
 fn png_size(png: &[u8]) -> (u32, u32) {
@@ -142,7 +55,7 @@ async fn input(
     budget: Duration,
 ) -> Result<action_output::Kind, Failure> {
     match tab.input(action, budget).await? {
-        Ok(summary) => Ok(action_output::Kind::Page(page(summary))),
+        Ok(summary) => Ok(action_output::Kind::Page(summary.into())),
         Err(reason) => Err(Failure::new(ErrorCode::InvalidArgument, reason)),
     }
 }
@@ -155,38 +68,19 @@ pub(crate) async fn execute(
 ) -> Result<ActionOutput, Failure> {
     let output = match kind {
         Kind::Navigate(nav) => {
-            let src = match nav.target {
-                Some(pb::navigate::Target::Url(u)) => Source::Url(u),
-                Some(pb::navigate::Target::Html(h)) => Source::Html(h),
-                None => {
-                    return Err(Failure::new(
-                        ErrorCode::InvalidArgument,
-                        "navigate needs url or html",
-                    ));
-                }
-            };
-            action_output::Kind::Page(page(tab.load(src, budget).await?))
+            let src = Source::try_from(nav)?;
+            action_output::Kind::Page(tab.load(src, budget).await?.into())
         }
-        Kind::Inspect(_) => action_output::Kind::Page(page(tab.inspect(budget).await?)),
-        Kind::Evaluate(ev) => match tab.evaluate(&ev.script, budget).await? {
-            Ok(value_json) => action_output::Kind::Evaluate(pb::EvaluateResult {
+        Kind::Inspect(_) => action_output::Kind::Page(tab.inspect(budget).await?.into()),
+        Kind::Evaluate(ev) => {
+            // The outer error is the engine's (a trap, the deadline), the inner
+            // one the script's.
+            let value_json = tab.evaluate(&ev.script, budget).await??;
+            action_output::Kind::Evaluate(pb::EvaluateResult {
                 value_json,
-                page: Some(page(tab.inspect(budget).await?)),
-            }),
-            Err(EvalError::Exception(m)) => {
-                return Err(Failure::new(
-                    ErrorCode::ScriptError,
-                    format!("the script threw: {m}"),
-                ));
-            }
-            Err(EvalError::Timeout(m)) => return Err(Failure::new(ErrorCode::Timeout, m)),
-            Err(EvalError::Unserializable(m)) => {
-                return Err(Failure::new(
-                    ErrorCode::ScriptError,
-                    format!("the script's value cannot be returned as JSON: {m}"),
-                ));
-            }
-        },
+                page: Some(tab.inspect(budget).await?.into()),
+            })
+        }
         Kind::Screenshot(shot) => match tab.screenshot(shot.full_page, budget).await? {
             Ok(png) => {
                 let (width, height) = png_size(&png);
@@ -194,7 +88,7 @@ pub(crate) async fn execute(
                     png,
                     width,
                     height,
-                    page: Some(page(tab.inspect(budget).await?)),
+                    page: Some(tab.inspect(budget).await?.into()),
                 })
             }
             Err(reason) => {
@@ -236,46 +130,25 @@ pub(crate) async fn execute(
             }
         }
         Kind::Click(click) => {
-            let action = UserInput::Click(target(click.target)?);
+            let action = UserInput::Click(Target::try_from(click.target)?);
             input(tab, &action, budget).await?
         }
         Kind::Type(typing) => {
-            let action = UserInput::TypeText(TypeText {
-                target: typing.target.map(|t| target(Some(t))).transpose()?,
-                text: typing.text,
-                clear: typing.clear,
-            });
+            let action = UserInput::TypeText(TypeText::try_from(typing)?);
             input(tab, &action, budget).await?
         }
         Kind::PressKey(press) => input(tab, &UserInput::Press(press.key), budget).await?,
         Kind::Scroll(scroll) => {
-            let action = UserInput::Scroll(Scroll {
-                target: scroll.target.map(|t| target(Some(t))).transpose()?,
-                dx: scroll.dx,
-                dy: scroll.dy,
-            });
+            let action = UserInput::Scroll(Scroll::try_from(scroll)?);
             input(tab, &action, budget).await?
         }
         Kind::SelectOption(select) => {
-            let action = UserInput::Select(SelectOption {
-                target: target(select.target)?,
-                value: select.value,
-            });
+            let action = UserInput::Select(SelectOption::try_from(select)?);
             input(tab, &action, budget).await?
         }
         Kind::History(history) => {
-            let step = match pb::history::Step::try_from(history.step) {
-                Ok(pb::history::Step::Back) => Traversal::Back,
-                Ok(pb::history::Step::Forward) => Traversal::Forward,
-                Ok(pb::history::Step::Reload) => Traversal::Reload,
-                _ => {
-                    return Err(Failure::new(
-                        ErrorCode::InvalidArgument,
-                        "history needs a step: back, forward or reload",
-                    ));
-                }
-            };
-            action_output::Kind::Page(page(tab.traverse(step, budget).await?))
+            let step = Traversal::try_from(history)?;
+            action_output::Kind::Page(tab.traverse(step, budget).await?.into())
         }
         Kind::Accessibility(a11y) => {
             let max_nodes = if a11y.max_nodes == 0 {
@@ -288,26 +161,13 @@ pub(crate) async fn execute(
                 tree: tree.text,
                 nodes: tree.nodes,
                 truncated: tree.truncated,
-                page: Some(page(tab.inspect(budget).await?)),
+                page: Some(tab.inspect(budget).await?.into()),
             })
         }
         Kind::Capabilities(_) => {
             let report = tab.capabilities(budget).await?;
             action_output::Kind::Capabilities(pb::CapabilitiesResult {
-                capabilities: report
-                    .into_iter()
-                    .map(|c| pb::Capability {
-                        name: c.name,
-                        support: match c.support {
-                            Support::Supported => "supported",
-                            Support::Partial => "partial",
-                            Support::Unsupported => "unsupported",
-                            Support::Unverified => "unverified",
-                        }
-                        .to_owned(),
-                        reason: c.reason,
-                    })
-                    .collect(),
+                capabilities: report.into_iter().map(Into::into).collect(),
             })
         }
         Kind::Wait(wait) => {
@@ -327,23 +187,14 @@ pub(crate) async fn execute(
                 text: wait.text,
                 page_ms,
             };
-            match tab.wait(&until, budget).await? {
-                Ok(summary) => action_output::Kind::Page(page(summary)),
-                Err(WaitError::InvalidSelector(reason)) => {
-                    return Err(Failure::new(ErrorCode::InvalidArgument, reason));
-                }
-                Err(WaitError::Unmet(reason)) => {
-                    return Err(Failure::new(ErrorCode::Timeout, reason));
-                }
-            }
+            // The outer error is the engine's, the inner one why the wait
+            // ended without its condition.
+            action_output::Kind::Page(tab.wait(&until, budget).await??.into())
         }
         Kind::DialogPolicy(policy) => {
-            let policy = DialogPolicy {
-                accept: policy.accept,
-                prompt_text: policy.prompt_text,
-            };
+            let policy = DialogPolicy::from(policy);
             tab.set_dialog_policy(&policy, budget).await?;
-            action_output::Kind::Page(page(tab.inspect(budget).await?))
+            action_output::Kind::Page(tab.inspect(budget).await?.into())
         }
         Kind::Status(_) | Kind::Close(_) => {
             return Err(Failure::new(

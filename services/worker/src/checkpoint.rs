@@ -8,10 +8,14 @@
 //! once. A checkpoint written before parts existed is one part named
 //! `checkpoint` (`SFC1`, the engine snapshot's length as u32 LE, the engine's
 //! version-1 snapshot, the cookie jar): it still restores.
+//!
+//! It also owns the order a checkpoint is applied to a fresh tab in.
+
+use std::time::Duration;
 
 use fleet_store::Part;
 
-use crate::host::{RegisteredFont, StatePart};
+use crate::host::{RegisteredFont, StatePart, Tab, TabError};
 
 const ENGINE_PREFIX: &str = "engine/";
 const COOKIES: &str = "host/cookies";
@@ -84,6 +88,29 @@ impl Checkpoint {
             }
         }
         Ok(out)
+    }
+
+    /// Applies the checkpoint to a fresh tab, each engine call within `budget`:
+    /// cookies first (the engine's restore reloads the page, which must already
+    /// send them), then fonts (the page lays out with them), then the engine's
+    /// own parts. The inner error is why the checkpoint cannot be applied.
+    pub(crate) async fn apply(
+        self,
+        tab: &mut Tab,
+        budget: Duration,
+    ) -> Result<Result<(), String>, TabError> {
+        if let Err(reason) = tab.set_cookie_state(&self.cookies) {
+            return Ok(Err(reason));
+        }
+        for (i, font) in self.fonts.into_iter().enumerate() {
+            if let Err(reason) = tab.register_font(font, budget).await? {
+                return Ok(Err(format!(
+                    "registered font {} was refused: {reason}",
+                    i + 1
+                )));
+            }
+        }
+        Ok(tab.restore(&self.engine, budget).await?.map(|_| ()))
     }
 }
 

@@ -31,9 +31,9 @@ mod bindings {
 }
 
 pub use bindings::exports::fleet::engine::page::{
-    AccessibilityTree, Capability, DialogPolicy, EvalError, Link, Scroll, SelectOption, Settle,
-    Source, StatePart, Summary, Support, Target, Traversal, TypeText, UserInput, Viewport,
-    WaitError, WaitFor,
+    AccessibilityTree, Capability, ConsoleEntry, Dialog, DialogPolicy, EvalError, Field, Frame,
+    Link, Readable, Scroll, SelectOption, Settle, Source, StatePart, Summary, Support, Target,
+    Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// Runs a `wasi:cli/command` component to its end with this process's stdio,

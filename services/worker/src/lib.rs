@@ -8,6 +8,7 @@ pub mod actions;
 pub mod backlog;
 pub mod checkpoint;
 pub mod config;
+pub mod convert;
 pub mod deletion_cost;
 pub mod failure;
 pub mod host;

@@ -8,7 +8,8 @@ use fleet_proto::v1::{
 use tonic::{Request, Response, Status};
 use tracing::Instrument as _;
 
-use crate::sessions::{RunError, Sessions};
+use crate::failure::RunError;
+use crate::sessions::Sessions;
 
 /// The gRPC face of a worker.
 #[derive(Clone)]

@@ -18,9 +18,10 @@ use tracing::Instrument as _;
 use crate::actions::{execute, page_of};
 use crate::backlog::{Backlog, Unwritten};
 use crate::checkpoint::{self, Checkpoint};
-pub use crate::failure::Failure;
-use crate::failure::store_failure;
-use crate::host::{EngineHost, Tab, TabError, Viewport};
+use crate::failure::{NotSaved, store_failure};
+// Kept under this module's path too, where callers first found them.
+pub use crate::failure::{Failure, RunError};
+use crate::host::{EngineHost, Tab, Viewport};
 
 /// Default and largest per-action time budgets (DESIGN §7).
 pub const DEFAULT_BUDGET_MS: u32 = 10_000;
@@ -58,48 +59,6 @@ struct Inner {
     /// Wakes the heartbeat when the number of live sessions changes, so the
     /// registry's load figures (which the gateway balances on) stay current.
     load_changed: tokio::sync::Notify,
-}
-
-/// Why a call did not run.
-#[derive(Debug)]
-pub enum RunError {
-    /// Refused before anything ran (not the owner, draining, at capacity): the
-    /// gateway may safely send it to another worker.
-    Refused(String),
-    /// Ran, or may have run, and failed: the agent sees this.
-    Failed(Failure),
-}
-
-impl From<Failure> for RunError {
-    fn from(f: Failure) -> Self {
-        Self::Failed(f)
-    }
-}
-
-impl From<TabError> for RunError {
-    fn from(e: TabError) -> Self {
-        Self::Failed(e.into())
-    }
-}
-
-/// Why a checkpoint was not saved.
-enum NotSaved {
-    /// A newer owner holds the session: this copy must go.
-    Moved(Failure),
-    /// Anything else; the session stays.
-    Failed(Failure),
-}
-
-impl From<Failure> for NotSaved {
-    fn from(f: Failure) -> Self {
-        Self::Failed(f)
-    }
-}
-
-impl From<TabError> for NotSaved {
-    fn from(e: TabError) -> Self {
-        Self::Failed(e.into())
-    }
 }
 
 impl Sessions {
@@ -289,10 +248,7 @@ impl Sessions {
                     width: 1280,
                     height: 720,
                 },
-                |v| Viewport {
-                    width: v.width,
-                    height: v.height,
-                },
+                Viewport::from,
             )
         } else {
             let row = self
@@ -320,7 +276,11 @@ impl Sessions {
         let stored = self.newest_checkpoint(&req.session_id, req.epoch).await?;
         if let Some(parts) = stored {
             let started = Instant::now();
-            match self.apply(&mut tab, parts).await? {
+            let applied = match Checkpoint::from_parts(parts) {
+                Ok(checkpoint) => checkpoint.apply(&mut tab, HOUSEKEEPING).await?,
+                Err(reason) => Err(reason),
+            };
+            match applied {
                 Ok(()) => {
                     fleet_telemetry::counter!("fleet_worker_restores_total").increment(1);
                     fleet_telemetry::histogram!("fleet_worker_restore_seconds")
@@ -361,36 +321,6 @@ impl Sessions {
             }
             Err(e) => Err(store_failure(e)),
         }
-    }
-
-    /// Applies a stored checkpoint to a fresh tab: cookies first (the engine's
-    /// restore reloads the page, which must already send them), then fonts (the
-    /// page lays out with them), then the engine's own parts. The inner error is
-    /// why the checkpoint cannot be applied.
-    async fn apply(
-        &self,
-        tab: &mut Tab,
-        parts: Vec<(String, Vec<u8>)>,
-    ) -> Result<Result<(), String>, Failure> {
-        let checkpoint = match Checkpoint::from_parts(parts) {
-            Ok(c) => c,
-            Err(reason) => return Ok(Err(reason)),
-        };
-        if let Err(reason) = tab.set_cookie_state(&checkpoint.cookies) {
-            return Ok(Err(reason));
-        }
-        for (i, font) in checkpoint.fonts.into_iter().enumerate() {
-            if let Err(reason) = tab.register_font(font, HOUSEKEEPING).await? {
-                return Ok(Err(format!(
-                    "registered font {} was refused: {reason}",
-                    i + 1
-                )));
-            }
-        }
-        Ok(tab
-            .restore(&checkpoint.engine, HOUSEKEEPING)
-            .await?
-            .map(|_| ()))
     }
 
     /// Saves the tab. `seen` is the page the action just returned, if any, so the
