@@ -17,6 +17,7 @@ mod redis_limiter;
 mod redis_routing;
 mod routing;
 mod session_status;
+mod session_store;
 mod sql;
 mod takeover;
 mod tenant_limits;
@@ -31,10 +32,11 @@ pub use memory::MemoryRouting;
 pub use redis_routing::RedisRouting;
 pub use routing::{Route, Routing, WorkerInfo};
 pub use session_status::SessionStatus;
-pub use sql::{
-    CheckpointWrite, NewKey, Part, SessionRow, SessionStore, SqlStore, StoredCheckpoint, Tenant,
+pub use session_store::{
+    CheckpointWrite, NewKey, Part, SessionRow, SessionStore, StoredCheckpoint, Tenant,
     content_hash, now_millis,
 };
+pub use sql::SqlStore;
 pub use tenant_limits::TenantLimits;
 
 use std::sync::Arc;

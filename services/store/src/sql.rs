@@ -1,199 +1,20 @@
 //! The SQL store: tenants, API keys, sessions and their checkpoints in named,
-//! hashed, chunked parts. One set of
+//! hashed, chunked parts, behind the contract in `session_store.rs`. One set of
 //! queries serves Postgres and SQLite through sqlx's `Any` driver; the schemas differ
 //! only in the blob type (`migrations/` and `migrations/sqlite/`).
 
 use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Row};
+use sqlx::{AnyConnection, AnyPool, Row};
 
-use sha2::Digest as _;
-
-use crate::{SessionStatus, StoreError, TenantLimits};
+use crate::{
+    CheckpointWrite, NewKey, Part, SessionRow, SessionStatus, SessionStore, StoreError,
+    StoredCheckpoint, Tenant, TenantLimits, now_millis,
+};
 
 /// Part bytes are stored in rows of at most this size, so one huge part never
 /// needs one huge value in the database.
 const CHUNK_BYTES: usize = 256 * 1024;
-
-/// Unix time in milliseconds.
-pub fn now_millis() -> i64 {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
-}
-
-/// A tenant: the unit of isolation. Keys and sessions belong to exactly one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tenant {
-    /// Opaque ID.
-    pub id: String,
-    /// Human name, unique.
-    pub name: String,
-}
-
-/// A key just created; `key` is shown once and never stored.
-#[derive(Debug, Clone)]
-pub struct NewKey {
-    /// The secret.
-    pub key: String,
-    /// Its tenant.
-    pub tenant: Tenant,
-}
-
-/// A session as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRow {
-    /// Session ID (UUID text).
-    pub id: String,
-    /// Owning tenant.
-    pub tenant_id: String,
-    /// Usable or failed.
-    pub status: SessionStatus,
-    /// Viewport width.
-    pub width: u32,
-    /// Viewport height.
-    pub height: u32,
-    /// Highest epoch that wrote a snapshot.
-    pub epoch: u64,
-    /// URL at the last checkpoint.
-    pub url: String,
-    /// Title at the last checkpoint.
-    pub title: String,
-    /// Creation time, Unix ms.
-    pub created_at: i64,
-    /// Last completed call, Unix ms.
-    pub updated_at: i64,
-    /// Expiry if unused, Unix ms.
-    pub expires_at: i64,
-    /// Why the session failed; empty while it is usable.
-    pub failure: String,
-}
-
-impl SessionRow {
-    /// Whether the session is past its expiry (it may not be swept yet).
-    pub fn expired(&self, now_ms: i64) -> bool {
-        self.expires_at <= now_ms
-    }
-}
-
-/// A stored checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredCheckpoint {
-    /// The epoch of the owner that wrote it last.
-    pub epoch: u64,
-    /// Its named parts, sorted by name.
-    pub parts: Vec<(String, Vec<u8>)>,
-}
-
-/// One named part of a checkpoint to write, with the hash that decides whether
-/// it changed. Parts that never change once made (a registered font) hash once
-/// and carry the hash along, rather than being hashed again on every call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Part<'a> {
-    /// The part's name, unique within the checkpoint.
-    pub name: String,
-    /// Its bytes.
-    pub data: &'a [u8],
-    /// [`content_hash`] of `data`.
-    pub hash: String,
-}
-
-impl<'a> Part<'a> {
-    /// A part, hashing its bytes now.
-    pub fn new(name: impl Into<String>, data: &'a [u8]) -> Self {
-        Self {
-            name: name.into(),
-            data,
-            hash: content_hash(data),
-        }
-    }
-}
-
-/// The hash the store compares parts by: SHA-256, hex.
-pub fn content_hash(data: &[u8]) -> String {
-    hex::encode(sha2::Sha256::digest(data))
-}
-
-/// What a checkpoint write cost.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CheckpointWrite {
-    /// Parts whose bytes changed and were written.
-    pub parts_written: u32,
-    /// Parts left as they were because their bytes had not changed.
-    pub parts_unchanged: u32,
-    /// Bytes of the parts written.
-    pub bytes_written: u64,
-}
-
-/// Sessions, tenants and keys.
-#[async_trait]
-pub trait SessionStore: Send + Sync {
-    /// Creates a key for the tenant named `tenant`, creating the tenant if needed.
-    async fn create_key(&self, tenant: &str) -> Result<NewKey, StoreError>;
-    /// The tenant a key belongs to, if the key exists.
-    async fn tenant_for_key(&self, key: &str) -> Result<Option<Tenant>, StoreError>;
-    /// How many keys exist (to refuse an open non-loopback server).
-    async fn key_count(&self) -> Result<u64, StoreError>;
-    /// Finds or creates the tenant named `name`.
-    async fn ensure_tenant(&self, name: &str) -> Result<Tenant, StoreError>;
-    /// Stores a new session.
-    async fn create_session(
-        &self,
-        id: &str,
-        tenant_id: &str,
-        width: u32,
-        height: u32,
-        ttl_ms: i64,
-    ) -> Result<SessionRow, StoreError>;
-    /// A session by ID, whoever owns it; callers check the tenant.
-    async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError>;
-    /// Replaces the session's checkpoint with `parts` if `epoch` is not older than
-    /// the stored one, rewriting only the parts whose bytes changed and deleting
-    /// parts no longer present, and records the page it shows and the time of use.
-    async fn save_checkpoint(
-        &self,
-        id: &str,
-        epoch: u64,
-        parts: &[Part<'_>],
-        url: &str,
-        title: &str,
-        ttl_ms: i64,
-    ) -> Result<CheckpointWrite, StoreError>;
-    /// The latest checkpoint, if one was written.
-    async fn load_checkpoint(&self, id: &str) -> Result<Option<StoredCheckpoint>, StoreError>;
-    /// Takes the session over for a new owner at `epoch` and returns its latest
-    /// checkpoint, atomically: from then on a save by an older epoch is refused
-    /// (`StaleEpoch`, as is this call if a newer owner took it over). The
-    /// checkpoint's epoch is the stored one from before the takeover.
-    async fn take_over(&self, id: &str, epoch: u64)
-    -> Result<Option<StoredCheckpoint>, StoreError>;
-    /// A tenant's unexpired sessions, most recently used first.
-    async fn list_sessions(
-        &self,
-        tenant_id: &str,
-        limit: u32,
-    ) -> Result<Vec<SessionRow>, StoreError>;
-    /// Deletes a tenant's session with everything stored for it; false if it
-    /// did not exist for that tenant.
-    async fn delete_session(&self, id: &str, tenant_id: &str) -> Result<bool, StoreError>;
-    /// Deletes every session past its expiry with everything stored for it;
-    /// returns how many.
-    async fn delete_expired(&self) -> Result<u64, StoreError>;
-    /// Marks a session failed with a reason the agent may read.
-    async fn mark_failed(&self, id: &str, reason: &str) -> Result<(), StoreError>;
-    /// Checks the database answers.
-    async fn ping(&self) -> Result<(), StoreError>;
-    /// The limits stored for a tenant (unset values: the gateway's defaults).
-    async fn tenant_limits(&self, tenant_id: &str) -> Result<TenantLimits, StoreError>;
-    /// How many sessions a tenant has open (not closed, not expired).
-    async fn open_sessions(&self, tenant_id: &str) -> Result<u64, StoreError>;
-    /// Whether the last call found the database unreachable (a guarded store
-    /// knows; a bare one never says so).
-    fn degraded(&self) -> bool {
-        false
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Backend {
@@ -463,7 +284,7 @@ impl SessionStore for SqlStore {
     async fn load_checkpoint(&self, id: &str) -> Result<Option<StoredCheckpoint>, StoreError> {
         // One transaction: a concurrent save must not be seen half written.
         let mut tx = self.pool.begin().await?;
-        let Some(parts) = crate::takeover::read_parts(&mut tx, id).await? else {
+        let Some(parts) = read_parts(&mut tx, id).await? else {
             return Ok(None);
         };
         let epoch = sqlx::query("SELECT epoch FROM sessions WHERE id = $1")
@@ -544,6 +365,40 @@ impl SessionStore for SqlStore {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
+}
+
+/// The session's checkpoint parts, sorted by name, reassembled from their
+/// chunks; `None` if none was written. Read inside the caller's transaction, so
+/// a concurrent save is never seen half written.
+pub(crate) async fn read_parts(
+    conn: &mut AnyConnection,
+    id: &str,
+) -> Result<Option<Vec<(String, Vec<u8>)>>, StoreError> {
+    let parts = sqlx::query("SELECT part FROM session_parts WHERE session_id = $1")
+        .bind(id)
+        .fetch_all(&mut *conn)
+        .await?;
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let chunks = sqlx::query(
+        "SELECT part, data FROM session_part_chunks WHERE session_id = $1 ORDER BY chunk",
+    )
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut out = std::collections::BTreeMap::<String, Vec<u8>>::new();
+    for row in &parts {
+        out.insert(row.try_get("part")?, Vec::new());
+    }
+    for row in &chunks {
+        let part: String = row.try_get("part")?;
+        let data: Vec<u8> = row.try_get("data")?;
+        if let Some(bytes) = out.get_mut(&part) {
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(Some(out.into_iter().collect()))
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@
 //! before it is read back, and one that comes later is refused as stale. Either
 //! way no call acknowledged by the old owner is silently overwritten.
 
-use sqlx::{AnyConnection, Row};
+use sqlx::Row;
 
-use crate::sql::{Backend, StoredCheckpoint, to_i64, to_u64};
-use crate::{SqlStore, StoreError};
+use crate::sql::{Backend, read_parts, to_i64, to_u64};
+use crate::{SqlStore, StoreError, StoredCheckpoint};
 
 impl SqlStore {
     /// Takes the session over for an owner at `epoch` and returns its latest
@@ -54,38 +54,4 @@ impl SqlStore {
             parts,
         }))
     }
-}
-
-/// The session's checkpoint parts, sorted by name, reassembled from their
-/// chunks; `None` if none was written. Read inside the caller's transaction, so
-/// a concurrent save is never seen half written.
-pub(crate) async fn read_parts(
-    conn: &mut AnyConnection,
-    id: &str,
-) -> Result<Option<Vec<(String, Vec<u8>)>>, StoreError> {
-    let parts = sqlx::query("SELECT part FROM session_parts WHERE session_id = $1")
-        .bind(id)
-        .fetch_all(&mut *conn)
-        .await?;
-    if parts.is_empty() {
-        return Ok(None);
-    }
-    let chunks = sqlx::query(
-        "SELECT part, data FROM session_part_chunks WHERE session_id = $1 ORDER BY chunk",
-    )
-    .bind(id)
-    .fetch_all(&mut *conn)
-    .await?;
-    let mut out = std::collections::BTreeMap::<String, Vec<u8>>::new();
-    for row in &parts {
-        out.insert(row.try_get("part")?, Vec::new());
-    }
-    for row in &chunks {
-        let part: String = row.try_get("part")?;
-        let data: Vec<u8> = row.try_get("data")?;
-        if let Some(bytes) = out.get_mut(&part) {
-            bytes.extend_from_slice(&data);
-        }
-    }
-    Ok(Some(out.into_iter().collect()))
 }
