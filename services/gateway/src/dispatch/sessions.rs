@@ -1,0 +1,200 @@
+//! One action's session: a new one is created on the least-loaded worker; an
+//! existing one is looked up (another tenant's or an expired one is not found),
+//! answered by the gateway for status and close, and otherwise run on the
+//! worker its route names — or restored on another when that worker is gone.
+
+use std::sync::Mutex;
+
+use fleet_proto::v1::{
+    self as pb, ActionError, ActionOutput, BrowserAction, ErrorCode, action::Kind, action_output,
+};
+use fleet_store::{SessionStatus, Tenant, WorkerInfo, now_millis};
+use tracing::Instrument as _;
+
+use super::Dispatcher;
+use super::answers::{fail, status, store_fail};
+use super::placement::take_worker;
+use crate::validate::DEFAULT_VIEWPORT;
+
+impl Dispatcher {
+    /// Runs one action on its session, creating the session when the action
+    /// names none; either way the answer carries the session's ID.
+    pub(super) async fn resolve_and_run(
+        &self,
+        tenant: &Tenant,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        a: BrowserAction,
+    ) -> Result<(String, ActionOutput), (String, ActionError)> {
+        let action = a.action.unwrap_or_default();
+        if a.session_id.is_empty() {
+            let id = uuid::Uuid::new_v4().to_string();
+            let out = self
+                .create_and_run(tenant, workers, &id, a.viewport, action)
+                .await;
+            return out.map(|o| (id.clone(), o)).map_err(|e| (id, e));
+        }
+        // validate() proved the ID parses.
+        let id = uuid::Uuid::parse_str(&a.session_id)
+            .map(|u| u.to_string())
+            .unwrap_or(a.session_id);
+        let out = self.existing_run(tenant, workers, &id, action).await;
+        out.map(|o| (id.clone(), o)).map_err(|e| (id, e))
+    }
+
+    async fn create_and_run(
+        &self,
+        tenant: &Tenant,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        id: &str,
+        viewport: Option<pb::Viewport>,
+        action: pb::Action,
+    ) -> Result<ActionOutput, ActionError> {
+        let Some(worker) = take_worker(workers) else {
+            self.note_unplaced(id).await;
+            return Err(fail(
+                ErrorCode::Unavailable,
+                "no worker has room for a new session; try again shortly",
+            ));
+        };
+        let worker = &worker;
+        let viewport = viewport.unwrap_or(DEFAULT_VIEWPORT);
+        // Route first: with Redis away nothing is written at all; with the
+        // database away the fresh route is taken back.
+        let route = async {
+            let route = self
+                .routing
+                .claim(id, &worker.id, 0)
+                .await
+                .map_err(store_fail)?;
+            let created = self
+                .store
+                .create_session(
+                    id,
+                    &tenant.id,
+                    viewport.width,
+                    viewport.height,
+                    self.session_ttl_ms,
+                )
+                .await;
+            match created {
+                Ok(row) => self.recent.saw_session(row),
+                Err(e) => {
+                    if let Err(forget) = self.routing.forget(id).await {
+                        tracing::warn!(error = %forget, session = %id, "could not take back the route of a session that was not created");
+                    }
+                    return Err(store_fail(e));
+                }
+            }
+            Ok(route)
+        }
+        .instrument(tracing::info_span!("routing"))
+        .await?;
+        self.recent.claimed(id, route.clone());
+        let req = pb::RunRequest {
+            session_id: id.to_owned(),
+            tenant_id: tenant.id.clone(),
+            epoch: route.epoch,
+            create: true,
+            viewport: Some(viewport),
+            action: Some(action),
+        };
+        self.send(workers, worker.clone(), 0, req).await
+    }
+
+    async fn existing_run(
+        &self,
+        tenant: &Tenant,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        id: &str,
+        action: pb::Action,
+    ) -> Result<ActionOutput, ActionError> {
+        let (row, route) = async {
+            let row = self.recent.session(id, self.store.session(id)).await;
+            let route = self.recent.route(id, self.routing.route(id)).await;
+            Ok::<_, ActionError>((row.map_err(store_fail)?, route.map_err(store_fail)?))
+        }
+        .instrument(tracing::info_span!("routing"))
+        .await?;
+        let row = match row {
+            // Another tenant's session, or an expired one not swept yet, is
+            // indistinguishable from a missing one.
+            Some(row) if row.tenant_id == tenant.id && !row.expired(now_millis()) => row,
+            _ => {
+                return Err(fail(
+                    ErrorCode::SessionNotFound,
+                    format!("session {id} was not found"),
+                ));
+            }
+        };
+        let registered = route.as_ref().and_then(|r| {
+            let ws = workers.lock().unwrap_or_else(|p| p.into_inner());
+            ws.iter().find(|w| w.id == r.worker).cloned()
+        });
+        match action.kind {
+            Some(Kind::Status(_)) => return Ok(status(&row, registered.is_some())),
+            Some(Kind::Close(_)) => return self.close(tenant, id).await,
+            _ => {}
+        }
+        if row.status == SessionStatus::Failed {
+            return Err(fail(
+                ErrorCode::EngineFailed,
+                format!("session {id} failed and cannot be used: {}", row.failure),
+            ));
+        }
+        let live = registered.or_else(|| {
+            route
+                .as_ref()
+                .and_then(|r| self.recent.worker_seen(&r.worker))
+        });
+        let (worker, epoch) = match (live, route) {
+            (Some(w), Some(r)) => (w, r.epoch),
+            _ => {
+                // No owner, or the owner is gone: restore on the least-loaded worker.
+                let Some(w) = take_worker(workers) else {
+                    self.note_unplaced(id).await;
+                    return Err(fail(
+                        ErrorCode::Unavailable,
+                        "no worker has room to restore the session; try again shortly",
+                    ));
+                };
+                let r = self
+                    .routing
+                    .claim(id, &w.id, row.epoch)
+                    .await
+                    .map_err(store_fail)?;
+                self.recent.claimed(id, r.clone());
+                (w, r.epoch)
+            }
+        };
+        let req = pb::RunRequest {
+            session_id: id.to_owned(),
+            tenant_id: tenant.id.clone(),
+            epoch,
+            create: false,
+            viewport: None,
+            action: Some(action),
+        };
+        self.send(workers, worker, row.epoch, req).await
+    }
+
+    /// Deletes a session with everything stored for it. Its route goes too, so a
+    /// worker still holding it is refused by fencing and drops it when idle.
+    async fn close(&self, tenant: &Tenant, id: &str) -> Result<ActionOutput, ActionError> {
+        if !self
+            .store
+            .delete_session(id, &tenant.id)
+            .await
+            .map_err(store_fail)?
+        {
+            return Err(fail(
+                ErrorCode::SessionNotFound,
+                format!("session {id} was not found"),
+            ));
+        }
+        self.recent.closed(id);
+        self.routing.forget(id).await.map_err(store_fail)?;
+        Ok(ActionOutput {
+            kind: Some(action_output::Kind::Closed(pb::Closed { closed: true })),
+        })
+    }
+}

@@ -1,0 +1,386 @@
+//! Arguments of a tool call, parsed by hand rather than by serde derive so
+//! every error names the exact field (`actions[3].html`) and the limit it
+//! broke: `{actions: [...]}` into browser actions, and the session list's
+//! `{limit}`.
+
+use base64::Engine as _;
+use fleet_proto::v1::{self as pb, BrowserAction, action::Kind};
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use super::tools::ToolKind;
+use crate::error::GatewayError;
+use crate::validate::{DEFAULT_VIEWPORT, MAX_ACTIONS};
+
+fn invalid(m: String) -> GatewayError {
+    GatewayError::Invalid(m)
+}
+
+/// The target named by an action's fields, if any; more than one is an error.
+fn parse_target(i: usize, obj: &JsonObject) -> Result<Option<pb::Target>, GatewayError> {
+    let text = |k: &str| -> Result<Option<String>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(invalid(format!("actions[{i}].{k} must be a string"))),
+        }
+    };
+    let number = |k: &str| -> Result<Option<f64>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_f64()
+                .map(Some)
+                .ok_or_else(|| invalid(format!("actions[{i}].{k} must be a number"))),
+        }
+    };
+    let mut found = Vec::new();
+    if let Some(s) = text("selector")? {
+        found.push(pb::target::Kind::Selector(s));
+    }
+    if let Some(s) = text("visibleText")? {
+        found.push(pb::target::Kind::Text(s));
+    }
+    if let Some(s) = text("ref")? {
+        found.push(pb::target::Kind::Ref(s));
+    }
+    match (number("x")?, number("y")?) {
+        (Some(x), Some(y)) => found.push(pb::target::Kind::Point(pb::Point { x, y })),
+        (None, None) => {}
+        _ => {
+            return Err(invalid(format!(
+                "actions[{i}] needs both x and y for a point"
+            )));
+        }
+    }
+    if found.len() > 1 {
+        return Err(invalid(format!(
+            "actions[{i}] names its element more than one way; give exactly one of selector, visibleText, ref or x/y"
+        )));
+    }
+    Ok(found.pop().map(|kind| pb::Target { kind: Some(kind) }))
+}
+
+/// Parses `{actions:[…]}` of one tool into browser actions.
+pub(super) fn parse_call(
+    tool: ToolKind,
+    args: Option<&JsonObject>,
+) -> Result<Vec<BrowserAction>, GatewayError> {
+    let args =
+        args.ok_or_else(|| invalid("arguments are required: {\"actions\": [...]}".into()))?;
+    if let Some(k) = args.keys().find(|k| k.as_str() != "actions") {
+        return Err(invalid(format!(
+            "unknown argument {k:?}; the only argument is actions"
+        )));
+    }
+    let actions = match args.get("actions") {
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(invalid("actions must be an array".into())),
+        None => return Err(invalid("actions is required".into())),
+    };
+    if actions.is_empty() || actions.len() > MAX_ACTIONS {
+        return Err(invalid(format!(
+            "actions must hold 1 to {MAX_ACTIONS} entries; got {}",
+            actions.len()
+        )));
+    }
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| parse_action(tool, i, a))
+        .collect()
+}
+
+fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, GatewayError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| invalid(format!("actions[{i}] must be an object")))?;
+    let (props, _) = tool.fields();
+    let allowed = |k: &str| {
+        matches!(k, "sessionID")
+            || (!tool.existing_only() && matches!(k, "width" | "height"))
+            || props.get(k).is_some()
+    };
+    if let Some(k) = obj.keys().find(|k| !allowed(k)) {
+        return Err(invalid(format!(
+            "actions[{i}] has an unknown field {k:?} for {}",
+            tool.name()
+        )));
+    }
+    let session_id = match obj.get("sessionID") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => String::new(),
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => {
+            return Err(invalid(format!(
+                "actions[{i}].sessionID must be a session UUID string, or null/false/0/\"\" to create a session"
+            )));
+        }
+    };
+    let int = |k: &str| -> Result<Option<u32>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| invalid(format!("actions[{i}].{k} must be a non-negative integer"))),
+        }
+    };
+    let string = |k: &str| -> Result<Option<String>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(invalid(format!("actions[{i}].{k} must be a string"))),
+        }
+    };
+    let (width, height) = (int("width")?, int("height")?);
+    let viewport = (width.is_some() || height.is_some()).then(|| pb::Viewport {
+        width: width.unwrap_or(DEFAULT_VIEWPORT.width),
+        height: height.unwrap_or(DEFAULT_VIEWPORT.height),
+    });
+    let kind = match tool {
+        ToolKind::Navigate => {
+            let target = match (string("url")?, string("html")?) {
+                (Some(_), Some(_)) => {
+                    return Err(invalid(format!(
+                        "actions[{i}] needs exactly one of url or html; got both"
+                    )));
+                }
+                (None, None) => {
+                    return Err(invalid(format!(
+                        "actions[{i}] needs exactly one of url or html; got neither"
+                    )));
+                }
+                (Some(u), None) => pb::navigate::Target::Url(u),
+                (None, Some(h)) => pb::navigate::Target::Html(h),
+            };
+            Kind::Navigate(pb::Navigate {
+                target: Some(target),
+            })
+        }
+        ToolKind::Inspect => Kind::Inspect(pb::Inspect {}),
+        ToolKind::Evaluate => Kind::Evaluate(pb::Evaluate {
+            script: string("script")?
+                .ok_or_else(|| invalid(format!("actions[{i}].script is required")))?,
+        }),
+        ToolKind::Screenshot => Kind::Screenshot(pb::Screenshot {
+            full_page: match obj.get("fullPage") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].fullPage must be true or false"
+                    )));
+                }
+            },
+        }),
+        ToolKind::Status => Kind::Status(pb::SessionStatus {}),
+        ToolKind::Close => Kind::Close(pb::CloseSession {}),
+        ToolKind::Click => Kind::Click(pb::Click {
+            target: parse_target(i, obj)?,
+        }),
+        ToolKind::Type => Kind::Type(pb::Type {
+            target: parse_target(i, obj)?,
+            text: string("text")?
+                .ok_or_else(|| invalid(format!("actions[{i}].text is required")))?,
+            clear: match obj.get("clear") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err(invalid(format!("actions[{i}].clear must be true or false")));
+                }
+            },
+        }),
+        ToolKind::PressKey => Kind::PressKey(pb::PressKey {
+            key: string("key")?.ok_or_else(|| invalid(format!("actions[{i}].key is required")))?,
+        }),
+        ToolKind::Scroll => {
+            let number = |k: &str| -> Result<f64, GatewayError> {
+                match obj.get(k) {
+                    None | Some(Value::Null) => Ok(0.0),
+                    Some(v) => v
+                        .as_f64()
+                        .ok_or_else(|| invalid(format!("actions[{i}].{k} must be a number"))),
+                }
+            };
+            Kind::Scroll(pb::Scroll {
+                target: parse_target(i, obj)?,
+                dx: number("dx")?,
+                dy: number("dy")?,
+            })
+        }
+        ToolKind::SelectOption => Kind::SelectOption(pb::SelectOption {
+            target: parse_target(i, obj)?,
+            value: string("value")?
+                .ok_or_else(|| invalid(format!("actions[{i}].value is required")))?,
+        }),
+        ToolKind::Wait => Kind::Wait(pb::Wait {
+            selector: string("selector")?,
+            text: string("text")?,
+            time_ms: match int("timeMs")? {
+                Some(0) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].timeMs must be 1 to {}; got 0",
+                        crate::validate::MAX_WAIT_MS
+                    )));
+                }
+                n => n.unwrap_or(0),
+            },
+        }),
+        ToolKind::History => {
+            let step = match string("step")?.as_deref() {
+                Some("back") => pb::history::Step::Back,
+                Some("forward") => pb::history::Step::Forward,
+                Some("reload") => pb::history::Step::Reload,
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].step must be back, forward or reload; got {other:?}"
+                    )));
+                }
+                None => return Err(invalid(format!("actions[{i}].step is required"))),
+            };
+            Kind::History(pb::History { step: step.into() })
+        }
+        ToolKind::Accessibility => Kind::Accessibility(pb::Accessibility {
+            max_nodes: match int("maxNodes")? {
+                Some(0) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].maxNodes must be 1 to {}; got 0",
+                        crate::validate::MAX_A11Y_NODES
+                    )));
+                }
+                n => n.unwrap_or(0),
+            },
+        }),
+        ToolKind::DialogPolicy => Kind::DialogPolicy(pb::DialogPolicy {
+            accept: match obj.get("accept") {
+                Some(Value::Bool(b)) => *b,
+                None | Some(Value::Null) => {
+                    return Err(invalid(format!("actions[{i}].accept is required")));
+                }
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].accept must be true or false"
+                    )));
+                }
+            },
+            prompt_text: string("promptText")?,
+        }),
+        ToolKind::Capabilities => Kind::Capabilities(pb::Capabilities {}),
+        ToolKind::RegisterFont => {
+            let data =
+                string("data")?.ok_or_else(|| invalid(format!("actions[{i}].data is required")))?;
+            let data = base64::engine::general_purpose::STANDARD
+                .decode(data.trim())
+                .map_err(|e| invalid(format!("actions[{i}].data is not valid base64: {e}")))?;
+            Kind::RegisterFont(pb::RegisterFont { data })
+        }
+    };
+    Ok(BrowserAction {
+        session_id,
+        viewport,
+        action: Some(pb::Action {
+            kind: Some(kind),
+            max_duration_ms: int("maxDurationMs")?.unwrap_or(0),
+        }),
+    })
+}
+
+pub(super) fn parse_limit(args: Option<&JsonObject>) -> Result<u32, GatewayError> {
+    let Some(args) = args else { return Ok(0) };
+    if let Some(k) = args.keys().find(|k| k.as_str() != "limit") {
+        return Err(invalid(format!(
+            "unknown argument {k:?}; the only argument is limit"
+        )));
+    }
+    match args.get("limit") {
+        None | Some(Value::Null) => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "limit must be an integer from 1 to {}",
+                    crate::validate::MAX_LIST
+                ))
+            }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> JsonObject {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn falsy_session_ids_mean_a_new_session() {
+        for falsy in [json!(null), json!(false), json!(0), json!("")] {
+            let a = parse_call(
+                ToolKind::Inspect,
+                Some(&args(json!({"actions": [{"sessionID": falsy}]}))),
+            )
+            .unwrap();
+            assert_eq!(a[0].session_id, "");
+        }
+        let e = parse_call(
+            ToolKind::Inspect,
+            Some(&args(json!({"actions": [{"sessionID": true}]}))),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("actions[0].sessionID"), "{e}");
+    }
+
+    #[test]
+    fn navigate_needs_exactly_one_of_url_and_html() {
+        let both = args(json!({"actions": [{"url": "https://e.com/", "html": "<p>"}]}));
+        assert!(
+            parse_call(ToolKind::Navigate, Some(&both))
+                .unwrap_err()
+                .to_string()
+                .contains("got both")
+        );
+        let neither = args(json!({"actions": [{}]}));
+        assert!(
+            parse_call(ToolKind::Navigate, Some(&neither))
+                .unwrap_err()
+                .to_string()
+                .contains("got neither")
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_named() {
+        let a = args(json!({"actions": [{"url": "https://e.com/", "colour": 1}]}));
+        let e = parse_call(ToolKind::Navigate, Some(&a))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"colour\""), "{e}");
+        let a = args(json!({"actions": [{"html": "<p>"}]}));
+        let e = parse_call(ToolKind::Inspect, Some(&a))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"html\""), "{e}");
+    }
+
+    #[test]
+    fn a_partial_viewport_fills_the_other_side_with_the_default() {
+        let a = parse_call(
+            ToolKind::Navigate,
+            Some(&args(json!({"actions": [{"html": "x", "width": 800}]}))),
+        )
+        .unwrap();
+        assert_eq!(
+            a[0].viewport,
+            Some(pb::Viewport {
+                width: 800,
+                height: 720
+            })
+        );
+    }
+}
