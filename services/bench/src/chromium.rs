@@ -7,38 +7,35 @@
 //! in flat mode, so every page shares the browser's websocket and is addressed by its
 //! session id. Every call is bounded by [`LaunchOptions::call_timeout`].
 //!
-//! This file is the public face (launch, contexts, pages); `chromium/process.rs` owns the
-//! browser process and `chromium/cdp.rs` the websocket connection.
+//! This file is the public face (launch, the browser and its process tree, close);
+//! `chromium/page.rs` owns the contexts and pages the bench drives,
+//! `chromium/process.rs` the browser process and `chromium/cdp.rs` the websocket
+//! connection.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use base64::Engine as _;
-use futures::stream::{SplitSink, SplitStream};
-use futures::{SinkExt as _, StreamExt as _};
-use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
-use tokio::net::TcpStream;
-use tokio::process::{Child, ChildStderr, Command};
-use tokio::sync::{OnceCell, mpsc, oneshot};
+use futures::StreamExt as _;
+use serde_json::{Value, json};
+use tokio::process::Command;
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::procmem::{self, Pid};
 
 mod cdp;
+mod page;
 mod process;
 
-use cdp::*;
-use process::*;
+use cdp::{Connection, Shared, read_loop, str_field, write_loop};
+pub use page::{Context, Page};
+use process::{Process, kill_all, make_scratch_dir, read_devtools_url, resolve_binary};
 
 /// Where Debian's `chromium` package puts its launcher.
 pub const DEFAULT_BINARY: &str = "/usr/bin/chromium";
@@ -214,6 +211,12 @@ impl Chromium {
         Ok(procmem::sum_pss(&self.process_tree_pids()?))
     }
 
+    /// The summed anonymous PSS of the browser's process tree, in bytes
+    /// (see [`procmem::pss_anon_bytes`]).
+    pub fn tree_pss_anon_bytes(&self) -> Result<u64> {
+        Ok(procmem::sum_pss_anon(&self.process_tree_pids()?))
+    }
+
     /// The browser-level DevTools websocket URL.
     pub fn ws_url(&self) -> &str {
         &self.ws_url
@@ -240,11 +243,10 @@ impl Chromium {
                 json!({ "disposeOnDetach": true }),
             )
             .await?;
-        Ok(Context {
-            conn: Arc::clone(&self.conn),
-            id: str_field(&created, "browserContextId")?,
-            closed: false,
-        })
+        Ok(Context::new(
+            Arc::clone(&self.conn),
+            str_field(&created, "browserContextId")?,
+        ))
     }
 
     /// Asks the browser to exit, waits for its process tree to go, and removes the
@@ -307,362 +309,11 @@ impl Drop for Chromium {
     }
 }
 
-/// An isolated browser context: pages opened in it share cookies and storage with each
-/// other and with nothing else.
-///
-/// Dropping it disposes of it in the background; [`Context::close`] waits for that.
-pub struct Context {
-    conn: Arc<Connection>,
-    id: String,
-    closed: bool,
-}
-
-impl fmt::Debug for Context {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Context")
-            .field("id", &self.id)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Context {
-    /// The CDP `browserContextId`.
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// Opens an `about:blank` page in this context and attaches a session to it.
-    pub async fn new_page(&self) -> Result<Page> {
-        let created = self
-            .conn
-            .call(
-                None,
-                "Target.createTarget",
-                json!({ "url": "about:blank", "browserContextId": self.id }),
-            )
-            .await?;
-        let target_id = str_field(&created, "targetId")?;
-        let attached = self
-            .conn
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({ "targetId": target_id, "flatten": true }),
-            )
-            .await
-            .and_then(|attached| str_field(&attached, "sessionId"));
-        let session_id = match attached {
-            Ok(session_id) => session_id,
-            Err(err) => {
-                self.conn.send_detached(
-                    None,
-                    "Target.closeTarget",
-                    json!({ "targetId": target_id }),
-                );
-                return Err(err);
-            }
-        };
-        self.conn.register_session(&session_id, &target_id);
-        Ok(Page {
-            conn: Arc::clone(&self.conn),
-            target_id,
-            session_id,
-            main_frame: OnceCell::new(),
-            events_enabled: OnceCell::new(),
-            closed: false,
-        })
-    }
-
-    /// Disposes of the context and every page in it.
-    pub async fn close(mut self) -> Result<()> {
-        self.closed = true;
-        self.conn
-            .call(
-                None,
-                "Target.disposeBrowserContext",
-                json!({ "browserContextId": self.id }),
-            )
-            .await?;
-        Ok(())
-    }
-}
-
-impl Drop for Context {
-    fn drop(&mut self) {
-        if !self.closed {
-            self.conn.send_detached(
-                None,
-                "Target.disposeBrowserContext",
-                json!({ "browserContextId": self.id }),
-            );
-        }
-    }
-}
-
-/// One page (tab) with a flat-mode session attached to it.
-///
-/// Dropping it closes the target in the background; [`Page::close`] waits for that.
-pub struct Page {
-    conn: Arc<Connection>,
-    target_id: String,
-    session_id: String,
-    main_frame: OnceCell<String>,
-    events_enabled: OnceCell<()>,
-    closed: bool,
-}
-
-impl fmt::Debug for Page {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Page")
-            .field("target_id", &self.target_id)
-            .field("session_id", &self.session_id)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Resolves once the current document has fired `load`, whether or not it already had.
-const WAIT_FOR_LOAD_JS: &str = "document.readyState === 'complete' || \
-     new Promise(resolve => addEventListener('load', () => resolve(true), { once: true }))";
-
-impl Page {
-    /// The CDP `targetId`.
-    pub fn target_id(&self) -> &str {
-        &self.target_id
-    }
-
-    /// The CDP `sessionId` this page's commands are sent on.
-    pub fn session_id(&self) -> &str {
-        &self.session_id
-    }
-
-    /// Sends any CDP command on this page's session and returns its result.
-    pub async fn send(&self, method: &str, params: Value) -> Result<Value> {
-        self.conn.call(Some(&self.session_id), method, params).await
-    }
-
-    /// Sets the viewport to `width`×`height` CSS pixels at a device scale factor of 1.
-    pub async fn set_viewport(&self, width: u32, height: u32) -> Result<()> {
-        self.send(
-            "Emulation.setDeviceMetricsOverride",
-            json!({
-                "width": width,
-                "height": height,
-                "deviceScaleFactor": 1,
-                "mobile": false,
-            }),
-        )
-        .await?;
-        Ok(())
-    }
-
-    /// Replaces the main frame's document with `html` and waits for its `load` event.
-    ///
-    /// Uses `Page.setDocumentContent` rather than a `data:` URL: it keeps the page's
-    /// origin and process (as a fleet session's `set_content` does), has no URL length
-    /// limit, and skips a navigation whose cost would be charged to Chromium unfairly.
-    pub async fn set_content(&self, html: &str) -> Result<()> {
-        let frame_id = self.main_frame_id().await?;
-        // Both commands go out back to back: CDP runs a session's commands in order, so
-        // the load wait starts on the new document, and one round trip is saved.
-        let set = self.send(
-            "Page.setDocumentContent",
-            json!({ "frameId": frame_id, "html": html }),
-        );
-        let loaded = self.evaluate(WAIT_FOR_LOAD_JS);
-        tokio::try_join!(set, loaded).context("setting page content")?;
-        Ok(())
-    }
-
-    /// Navigates the main frame to `url` and waits for the new document's `load` event.
-    ///
-    /// Fails on a network-level error (`errorText`, e.g. `net::ERR_CONNECTION_REFUSED`);
-    /// an HTTP error status still loads and succeeds, as in a browser. A same-document
-    /// navigation (fragment change) returns as soon as it is committed.
-    pub async fn navigate(&self, url: &str) -> Result<()> {
-        self.enable_page_events().await?;
-        // Subscribing before navigating, so the `load` event cannot be missed however
-        // soon it follows the reply.
-        let mut events = self.conn.subscribe(Some(&self.session_id));
-        let nav = self
-            .send("Page.navigate", json!({ "url": url }))
-            .await
-            .with_context(|| format!("navigating to {url}"))?;
-        if let Some(error) = nav
-            .get("errorText")
-            .and_then(Value::as_str)
-            .filter(|e| !e.is_empty())
-        {
-            bail!("navigating to {url} failed: {error}");
-        }
-        let Some(loader_id) = nav.get("loaderId").and_then(Value::as_str) else {
-            return Ok(());
-        };
-        let frame_id = nav.get("frameId").and_then(Value::as_str).unwrap_or("");
-        events
-            .wait_for(self.conn.call_timeout, |event| {
-                event.method == "Page.lifecycleEvent"
-                    && event.params["name"] == "load"
-                    && event.params["loaderId"] == loader_id
-                    && event.params["frameId"] == frame_id
-            })
-            .await
-            .with_context(|| format!("waiting for {url} to load"))?;
-        Ok(())
-    }
-
-    /// Evaluates `expression` in the page's main world, awaiting it if it is a promise,
-    /// and returns its value as JSON.
-    ///
-    /// `undefined` and values JSON cannot carry by value (DOM nodes, functions) come
-    /// back as `null` or `{}`; `NaN`, `Infinity`, `-0` and bigints as their string
-    /// spelling. A thrown exception or rejected promise is an error with its message.
-    pub async fn evaluate(&self, expression: &str) -> Result<Value> {
-        let result = self
-            .send(
-                "Runtime.evaluate",
-                json!({
-                    "expression": expression,
-                    "returnByValue": true,
-                    "awaitPromise": true,
-                }),
-            )
-            .await?;
-        remote_value(result).with_context(|| format!("evaluating `{}`", abbreviate(expression)))
-    }
-
-    /// A PNG screenshot of the viewport.
-    pub async fn screenshot_png(&self) -> Result<Vec<u8>> {
-        let shot = self
-            .send("Page.captureScreenshot", json!({ "format": "png" }))
-            .await?;
-        let data = shot
-            .get("data")
-            .and_then(Value::as_str)
-            .context("Page.captureScreenshot returned no data")?;
-        base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .context("decoding the screenshot's base64")
-    }
-
-    /// Closes the page's target.
-    pub async fn close(mut self) -> Result<()> {
-        self.closed = true;
-        self.conn
-            .call(
-                None,
-                "Target.closeTarget",
-                json!({ "targetId": self.target_id }),
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// The main frame's id, asked for once: it stays the same for the target's life,
-    /// across navigations.
-    async fn main_frame_id(&self) -> Result<&str> {
-        let id = self
-            .main_frame
-            .get_or_try_init(|| async {
-                let tree = self.send("Page.getFrameTree", json!({})).await?;
-                tree.pointer("/frameTree/frame/id")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .context("Page.getFrameTree returned no main frame id")
-            })
-            .await?;
-        Ok(id)
-    }
-
-    /// Turns on the events `navigate` waits for, once per page and only for pages that
-    /// navigate, so that `set_content` benches do not pay for them.
-    async fn enable_page_events(&self) -> Result<()> {
-        self.events_enabled
-            .get_or_try_init(|| async {
-                tokio::try_join!(
-                    self.send("Page.enable", json!({})),
-                    self.send("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
-                )?;
-                Ok::<(), anyhow::Error>(())
-            })
-            .await?;
-        Ok(())
-    }
-}
-
-impl Drop for Page {
-    fn drop(&mut self) {
-        if !self.closed {
-            self.conn.send_detached(
-                None,
-                "Target.closeTarget",
-                json!({ "targetId": self.target_id }),
-            );
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-
-    #[test]
-    fn the_devtools_line_yields_its_websocket_url() {
-        let line = "\nDevTools listening on ws://127.0.0.1:40125/devtools/browser/0b1c-2d\r";
-        assert_eq!(
-            devtools_url(line),
-            Some("ws://127.0.0.1:40125/devtools/browser/0b1c-2d")
-        );
-        assert_eq!(devtools_url("[123:ERROR:gpu_init.cc] nope"), None);
-    }
-
-    #[test]
-    fn a_thrown_error_reports_its_description() {
-        let result = json!({
-            "result": { "type": "object", "subtype": "error" },
-            "exceptionDetails": {
-                "text": "Uncaught",
-                "exception": { "description": "Error: boom\n    at <anonymous>:1:7" }
-            }
-        });
-        let err = remote_value(result).unwrap_err().to_string();
-        assert!(err.starts_with("Error: boom"), "{err}");
-    }
-
-    #[test]
-    fn a_thrown_primitive_reports_its_value() {
-        let result = json!({
-            "result": {},
-            "exceptionDetails": { "text": "Uncaught", "exception": { "type": "string", "value": "nope" } }
-        });
-        assert_eq!(
-            remote_value(result).unwrap_err().to_string(),
-            "Uncaught nope"
-        );
-    }
-
-    #[test]
-    fn by_value_results_unwrap_and_undefined_is_null() {
-        let value = remote_value(json!({ "result": { "type": "string", "value": "t" } }));
-        assert_eq!(value.unwrap(), json!("t"));
-        let undefined = remote_value(json!({ "result": { "type": "undefined" } }));
-        assert_eq!(undefined.unwrap(), Value::Null);
-        let nan =
-            remote_value(json!({ "result": { "type": "number", "unserializableValue": "NaN" } }));
-        assert_eq!(nan.unwrap(), json!("NaN"));
-    }
-
-    #[test]
-    fn session_requests_carry_their_session_id() {
-        let text = request(7, Some("S1"), "Page.enable", json!({}));
-        let value: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(value["id"], 7);
-        assert_eq!(value["sessionId"], "S1");
-        let browser: Value =
-            serde_json::from_str(&request(8, None, "Browser.close", json!({}))).unwrap();
-        assert!(browser.get("sessionId").is_none());
-    }
 
     #[tokio::test]
     async fn a_missing_binary_is_a_clear_error() {

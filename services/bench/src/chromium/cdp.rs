@@ -2,8 +2,20 @@
 //! to the call waiting on their id and events to their session's subscribers,
 //! and the reading of what calls return.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use futures::stream::{SplitSink, SplitStream};
+use futures::{SinkExt as _, StreamExt as _};
+use serde_json::{Map, Value, json};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// A string field of a CDP result, or an error naming it.
 pub(super) fn str_field(result: &Value, name: &str) -> Result<String> {
@@ -438,4 +450,58 @@ pub(super) async fn write_loop(
         }
     }
     let _ = sink.close().await;
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_thrown_error_reports_its_description() {
+        let result = json!({
+            "result": { "type": "object", "subtype": "error" },
+            "exceptionDetails": {
+                "text": "Uncaught",
+                "exception": { "description": "Error: boom\n    at <anonymous>:1:7" }
+            }
+        });
+        let err = remote_value(result).unwrap_err().to_string();
+        assert!(err.starts_with("Error: boom"), "{err}");
+    }
+
+    #[test]
+    fn a_thrown_primitive_reports_its_value() {
+        let result = json!({
+            "result": {},
+            "exceptionDetails": { "text": "Uncaught", "exception": { "type": "string", "value": "nope" } }
+        });
+        assert_eq!(
+            remote_value(result).unwrap_err().to_string(),
+            "Uncaught nope"
+        );
+    }
+
+    #[test]
+    fn by_value_results_unwrap_and_undefined_is_null() {
+        let value = remote_value(json!({ "result": { "type": "string", "value": "t" } }));
+        assert_eq!(value.unwrap(), json!("t"));
+        let undefined = remote_value(json!({ "result": { "type": "undefined" } }));
+        assert_eq!(undefined.unwrap(), Value::Null);
+        let nan =
+            remote_value(json!({ "result": { "type": "number", "unserializableValue": "NaN" } }));
+        assert_eq!(nan.unwrap(), json!("NaN"));
+    }
+
+    #[test]
+    fn session_requests_carry_their_session_id() {
+        let text = request(7, Some("S1"), "Page.enable", json!({}));
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["id"], 7);
+        assert_eq!(value["sessionId"], "S1");
+        let browser: Value =
+            serde_json::from_str(&request(8, None, "Browser.close", json!({}))).unwrap();
+        assert!(browser.get("sessionId").is_none());
+    }
 }

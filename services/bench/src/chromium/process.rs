@@ -1,11 +1,20 @@
 //! The browser process: finding the binary, its scratch profile, reading the
 //! DevTools address it prints, and killing its whole tree.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use tokio::io::{AsyncBufReadExt as _, BufReader};
+use tokio::process::{Child, ChildStderr};
+use tokio::task::JoinHandle;
+
+use super::{DEFAULT_BINARY, KILL_SETTLE};
+use crate::procmem::{self, Pid};
 
 /// The started browser process and its scratch directory (profile and crash database),
-/// killed and removed on drop unless [`Chromium::close`] already did so.
+/// killed and removed on drop unless [`super::Chromium::close`] already did so.
 pub(super) struct Process {
     pub(super) child: Child,
     pub(super) pid: Pid,
@@ -161,4 +170,21 @@ pub(super) fn make_scratch_dir() -> Result<PathBuf> {
     // guarantees the profile is fresh and the name is ours alone.
     std::fs::create_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn the_devtools_line_yields_its_websocket_url() {
+        let line = "\nDevTools listening on ws://127.0.0.1:40125/devtools/browser/0b1c-2d\r";
+        assert_eq!(
+            devtools_url(line),
+            Some("ws://127.0.0.1:40125/devtools/browser/0b1c-2d")
+        );
+        assert_eq!(devtools_url("[123:ERROR:gpu_init.cc] nope"), None);
+    }
 }
