@@ -37,6 +37,22 @@ pub fn pss_bytes(pid: Pid) -> Result<u64> {
     }
 }
 
+/// The anonymous part of `pid`'s PSS in bytes (`Pss_Anon` in `smaps_rollup`):
+/// heaps and wasm linear memories, not file mappings. Unlike the whole PSS it
+/// does not move when another process maps or unmaps the same files (the
+/// compiled engine, Chromium's libraries), so growth read from it is what the
+/// process itself added. Falls back to the whole PSS where the kernel does not
+/// report it (before 5.7).
+pub fn pss_anon_bytes(pid: Pid) -> Result<u64> {
+    let rollup = fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|text| kib_field(&text, "Pss_Anon:"));
+    match rollup {
+        Some(kib) => Ok(kib * 1024),
+        None => pss_bytes(pid),
+    }
+}
+
 /// `pid` followed by all of its living descendants (children, grandchildren, ...),
 /// found by walking the parent links in `/proc/*/stat`.
 ///
@@ -105,6 +121,14 @@ pub fn tree_pss(pid: Pid) -> Result<u64> {
 /// The summed PSS of `pids`, in bytes, skipping any that exited before being read.
 pub fn sum_pss(pids: &[Pid]) -> u64 {
     pids.iter().filter_map(|&pid| pss_bytes(pid).ok()).sum()
+}
+
+/// The summed anonymous PSS of `pids` ([`pss_anon_bytes`]), in bytes, skipping
+/// any that exited before being read.
+pub fn sum_pss_anon(pids: &[Pid]) -> u64 {
+    pids.iter()
+        .filter_map(|&pid| pss_anon_bytes(pid).ok())
+        .sum()
 }
 
 /// The summed RSS of `pids`, in bytes, skipping any that exited before being read.

@@ -18,10 +18,15 @@ use crate::mcp::Mcp;
 use crate::procmem;
 use crate::stats::{Row, Samples, Unit};
 
-/// PSS with each of `counts` sessions open, after the idle process's.
+/// PSS with each of `counts` sessions open, after the idle process's; and
+/// the anonymous part of it at each count, which the per-session figure is
+/// read from: other processes mapping the same files (the other workers of a
+/// machine, other Chromiums) move the whole PSS up or down between two
+/// readings, but not the anonymous part.
 struct Curve {
     idle: u64,
     at: Vec<u64>,
+    anon_at: Vec<u64>,
 }
 
 pub(super) async fn rows<F, Fut>(
@@ -64,18 +69,21 @@ where
         && last > first
     {
         let per = |curve: &Curve| {
-            let (lo, hi) = (curve.at[0], curve.at[curve.at.len() - 1]);
+            let (lo, hi) = (curve.anon_at[0], curve.anon_at[curve.anon_at.len() - 1]);
             hi.saturating_sub(lo) as f64 / (last - first) as f64
         };
         let (mut a, mut c) = (Samples::new(), Samples::new());
         a.push(per(&ours));
         c.push(per(&theirs));
-        rows.push(Row::new(
-            format!("memory per added session, {first}→{last} (PSS)"),
-            Unit::Bytes,
-            &a,
-            &c,
-        ));
+        rows.push(
+            Row::new(
+                format!("memory per added session, {first}→{last} (PSS)"),
+                Unit::Bytes,
+                &a,
+                &c,
+            )
+            .with_note("growth of the anonymous PSS (Pss_Anon): heaps and linear memories, which other processes mapping the same files do not move"),
+        );
     }
     Ok(rows)
 }
@@ -94,17 +102,18 @@ async fn fleet_curve(config: &FleetConfig, url: &str, counts: &[usize]) -> anyho
             .context("the fleet has no worker")?;
         let idle = procmem::pss_bytes(pid)?;
         let mut ids = Vec::new();
-        let mut at = Vec::new();
+        let (mut at, mut anon_at) = (Vec::new(), Vec::new());
         for &n in counts {
             while ids.len() < n {
                 ids.push(mcp.act("servo_navigate", json!({ "url": url })).await?.0);
             }
             at.push(procmem::pss_bytes(pid)?);
+            anon_at.push(procmem::pss_anon_bytes(pid)?);
         }
         for id in &ids {
             super::close(&mcp, id).await?;
         }
-        anyhow::Ok(Curve { idle, at })
+        anyhow::Ok(Curve { idle, at, anon_at })
     }
     .await;
     fleet.stop().await;
@@ -123,7 +132,7 @@ where
         super::settle(&chromium, usize::MAX).await;
         let idle = chromium.tree_pss_bytes()?;
         let mut open = Vec::new();
-        let mut at = Vec::new();
+        let (mut at, mut anon_at) = (Vec::new(), Vec::new());
         for &n in counts {
             while open.len() < n {
                 let context = chromium.new_context().await?;
@@ -133,8 +142,9 @@ where
                 open.push((context, page));
             }
             at.push(chromium.tree_pss_bytes()?);
+            anon_at.push(chromium.tree_pss_anon_bytes()?);
         }
-        anyhow::Ok(Curve { idle, at })
+        anyhow::Ok(Curve { idle, at, anon_at })
     }
     .await;
     if let Err(e) = chromium.close().await {
