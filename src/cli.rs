@@ -45,7 +45,7 @@ enum Command {
     Goldens(fleet_bench::fidelity::GoldensConfig),
     /// Check a running fleet end to end over MCP with an API key: open a session,
     /// read its page back, close it (the chart's `helm test`).
-    Smoke(SmokeArgs),
+    Smoke(crate::smoke::SmokeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -109,17 +109,6 @@ struct WorkerArgs {
 struct MigrateArgs {
     #[command(flatten)]
     store: StoreConfig,
-}
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct SmokeArgs {
-    /// Base URL of the gateway, e.g. http://servo-fleet-gateway.fleet.svc:8788 (its
-    /// /mcp is called).
-    #[arg(long = "gateway-url", env = "FLEET_GATEWAY_URL")]
-    pub(crate) gateway_url: String,
-    /// The API key to call with (`servo-fleet keys create` prints one).
-    #[arg(long = "api-key", env = "FLEET_API_KEY", hide_env_values = true)]
-    pub(crate) api_key: String,
 }
 
 /// Logs go to stderr (stdout is for machine-readable output); `RUST_LOG`

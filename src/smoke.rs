@@ -7,7 +7,18 @@ use anyhow::{Context as _, ensure};
 use fleet_bench::mcp::Mcp;
 use serde_json::json;
 
-use crate::cli::SmokeArgs;
+// Where the smoke test calls, and with which key (a plain comment: a doc
+// comment here would change the subcommand's help).
+#[derive(Debug, clap::Args)]
+pub(crate) struct SmokeArgs {
+    /// Base URL of the gateway, e.g. http://servo-fleet-gateway.fleet.svc:8788 (its
+    /// /mcp is called).
+    #[arg(long = "gateway-url", env = "FLEET_GATEWAY_URL")]
+    pub(crate) gateway_url: String,
+    /// The API key to call with (`servo-fleet keys create` prints one).
+    #[arg(long = "api-key", env = "FLEET_API_KEY", hide_env_values = true)]
+    pub(crate) api_key: String,
+}
 
 /// The page the smoke test opens; its script proves the engine ran it.
 const PAGE: &str = "<!doctype html><title>servo-fleet smoke</title>\

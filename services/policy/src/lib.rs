@@ -1,4 +1,4 @@
-//! fleet-policy owns the network policy of servo-fleet (DESIGN.md §7): which URLs
+//! fleet-policy owns the network policy of servo-fleet (docs/architecture.md, "The network policy"): which URLs
 //! and addresses a page or an HTTP tool may reach. The gateway applies it to input
 //! before anything is created; the worker applies it again to every request and
 //! redirect hop the engine makes, after resolving names itself.
