@@ -102,6 +102,10 @@ impl Guest for Engine {
         capabilities::report()
     }
 
+    fn compile_preludes() -> Result<Vec<(String, Vec<u8>)>, String> {
+        js::compile_preludes()
+    }
+
     fn snapshot() -> Vec<StatePart> {
         snapshot::snapshot()
     }

@@ -3,6 +3,7 @@
 //! component (compiled once, then cached on disk); each session gets its own
 //! [`Tab`]: one `Store` with a memory cap and a per-call deadline.
 
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use sha2::{Digest, Sha256};
+use tokio::sync::OnceCell;
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{
     Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits,
@@ -54,6 +56,8 @@ pub async fn run_command(path: &Path, args: &[String]) -> anyhow::Result<bool> {
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
     bindings::fleet::engine::network::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
         .map_err(anyhow::Error::from)?;
+    bindings::fleet::engine::preludes::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
+        .map_err(anyhow::Error::from)?;
     let mut wasi = WasiCtxBuilder::new();
     wasi.inherit_stdio().inherit_env().args(args);
     let mut store = Store::new(
@@ -90,6 +94,13 @@ impl bindings::fleet::engine::network::Host for CommandState {
     }
 
     async fn set_document_cookie(&mut self, _: String, _: String) {}
+}
+
+/// Unit tests compile the preludes they use themselves.
+impl bindings::fleet::engine::preludes::Host for CommandState {
+    async fn bytecode(&mut self, _: String) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// The state of a command run by [`run_command`]: WASI, and no network.
@@ -137,7 +148,12 @@ pub enum TabError {
     Trap(String),
 }
 
-/// Per-store state: WASI, limits, the fetcher and the current deadline.
+/// The JavaScript preludes' bytecode by name, as one instance of this
+/// process's component compiled it (`page.compile-preludes`).
+type Preludes = Arc<HashMap<String, Box<[u8]>>>;
+
+/// Per-store state: WASI, limits, the fetcher, the current deadline and the
+/// preludes' bytecode.
 pub struct TabState {
     wasi: WasiCtx,
     table: ResourceTable,
@@ -145,6 +161,10 @@ pub struct TabState {
     fetcher: Fetcher,
     cookies: CookieStore,
     deadline: Instant,
+    preludes: Preludes,
+    /// How many preludes this tab's engine took from `preludes` (it asks for
+    /// each once, on its first script).
+    preludes_served: u32,
 }
 
 impl WasiView for TabState {
@@ -198,6 +218,16 @@ impl bindings::fleet::engine::network::Host for TabState {
     }
 }
 
+/// A tab's first script used to compile the ≈330 KB of prelude source
+/// itself (≈50 ms of a new session); now each tab copies the bytecode in.
+impl bindings::fleet::engine::preludes::Host for TabState {
+    async fn bytecode(&mut self, name: String) -> Option<Vec<u8>> {
+        let code = self.preludes.get(&name).map(|code| code.to_vec());
+        self.preludes_served += u32::from(code.is_some());
+        code
+    }
+}
+
 /// The process-wide engine.
 #[derive(Clone)]
 pub struct EngineHost {
@@ -205,6 +235,9 @@ pub struct EngineHost {
     pre: bindings::EnginePre<TabState>,
     config: Arc<HostConfig>,
     fetcher: Fetcher,
+    /// Compiled on first use (or by [`EngineHost::warm`]) by an instance that
+    /// loads no page, so no page's script has a hand in what tabs run.
+    preludes: Arc<OnceCell<Preludes>>,
 }
 
 impl EngineHost {
@@ -267,11 +300,68 @@ impl EngineHost {
             pre,
             config: Arc::new(config),
             fetcher,
+            preludes: Arc::new(OnceCell::new()),
         })
+    }
+
+    /// Compiles the JavaScript preludes now rather than on the first tab, so
+    /// the first session does not wait for them (a worker calls this before
+    /// it reports ready).
+    pub async fn warm(&self) -> anyhow::Result<()> {
+        self.preludes().await.map(drop)
+    }
+
+    /// The preludes' bytecode, compiled once per process by an instance of
+    /// its own that loads no page.
+    async fn preludes(&self) -> anyhow::Result<Preludes> {
+        let compiled = self
+            .preludes
+            .get_or_try_init(|| async {
+                let started = Instant::now();
+                let (mut store, instance) = self.instantiate(Preludes::default()).await?;
+                store.data_mut().deadline = Instant::now() + Duration::from_secs(30);
+                let compiled = instance
+                    .fleet_engine_page()
+                    .call_compile_preludes(&mut store)
+                    .await
+                    .map_err(anyhow::Error::from)?
+                    .map_err(|e| anyhow::anyhow!("the engine's preludes do not compile: {e}"))?;
+                tracing::info!(
+                    ms = started.elapsed().as_millis() as u64,
+                    bytes = compiled.iter().map(|(_, code)| code.len()).sum::<usize>(),
+                    "compiled the JavaScript preludes"
+                );
+                anyhow::Ok(Arc::new(
+                    compiled
+                        .into_iter()
+                        .map(|(name, code)| (name, code.into_boxed_slice()))
+                        .collect::<HashMap<_, _>>(),
+                ))
+            })
+            .await?;
+        Ok(compiled.clone())
     }
 
     /// A new, empty tab.
     pub async fn new_tab(&self, viewport: Viewport) -> anyhow::Result<Tab> {
+        let preludes = self.preludes().await?;
+        let (store, instance) = self.instantiate(preludes).await?;
+        let mut tab = Tab {
+            store,
+            instance,
+            poisoned: false,
+            fonts: Vec::new(),
+        };
+        tab.set_viewport(viewport).await?;
+        Ok(tab)
+    }
+
+    /// A new instance of the engine in a store of its own, with the session's
+    /// memory cap and a deadline checked on every epoch tick.
+    async fn instantiate(
+        &self,
+        preludes: Preludes,
+    ) -> anyhow::Result<(Store<TabState>, bindings::Engine)> {
         let state = TabState {
             // No preopens, no sockets, no inherited stdio: the guest reaches the
             // outside only through `network.fetch`.
@@ -287,6 +377,8 @@ impl EngineHost {
             fetcher: self.fetcher.clone(),
             cookies: CookieStore::default(),
             deadline: Instant::now() + Duration::from_secs(30),
+            preludes,
+            preludes_served: 0,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
@@ -305,14 +397,7 @@ impl EngineHost {
             .instantiate_async(&mut store)
             .await
             .map_err(anyhow::Error::from)?;
-        let mut tab = Tab {
-            store,
-            instance,
-            poisoned: false,
-            fonts: Vec::new(),
-        };
-        tab.set_viewport(viewport).await?;
-        Ok(tab)
+        Ok((store, instance))
     }
 }
 
@@ -350,7 +435,11 @@ fn load_component(engine: &Engine, cache_dir: &Path) -> anyhow::Result<Component
     );
     std::fs::create_dir_all(cache_dir)
         .with_context(|| format!("creating {}", cache_dir.display()))?;
-    let tmp = cache_dir.join(format!("engine-{key}.{}.tmp", std::process::id()));
+    // Unique per host, not only per process: two hosts in one process (the
+    // tests run several) may compile at once, and must not write one file.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = cache_dir.join(format!("engine-{key}.{}.{write}.tmp", std::process::id()));
     std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, &path).with_context(|| format!("renaming to {}", path.display()))?;
     #[allow(unsafe_code)]
@@ -393,6 +482,12 @@ macro_rules! guest_call {
 }
 
 impl Tab {
+    /// How many of the JavaScript preludes this tab's engine took compiled
+    /// from the host rather than compiling them itself.
+    pub fn preludes_from_host(&self) -> u32 {
+        self.store.data().preludes_served
+    }
+
     /// Whether a trap or timeout made the instance unusable.
     pub fn poisoned(&self) -> bool {
         self.poisoned

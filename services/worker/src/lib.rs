@@ -171,6 +171,13 @@ pub async fn run(
     worker: Worker,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
+    // Before the worker joins the registry: the first session should not
+    // wait for the engine's JavaScript preludes to compile.
+    worker
+        .sessions
+        .warm()
+        .await
+        .context("compiling the engine's JavaScript preludes")?;
     let router = worker.router().await?;
     let stopped = CancellationToken::new();
     let beat = {

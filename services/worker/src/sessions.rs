@@ -62,6 +62,11 @@ struct Inner {
 }
 
 impl Sessions {
+    /// Prepares the engine host's shared state (the preludes' bytecode).
+    pub async fn warm(&self) -> anyhow::Result<()> {
+        self.inner.host.warm().await
+    }
+
     /// Sessions backed by `host`, checkpointed to `store`, fenced by `routing`.
     pub fn new(
         worker_id: String,

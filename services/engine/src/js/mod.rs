@@ -8,7 +8,7 @@
 //! `indexeddb/` adds IndexedDB on top of the prelude, `web/` the network
 //! and platform objects, `cssom.js` the style sheets read-only, `canvas.js` a 2D context without pixels, `input.js` what a user's input does, `intl.js`
 //! Intl and `regexp.js` RegExp's legacy statics. The preludes are
-//! compiled once per instance and kept as bytecode for later realms.
+//! compiled once per process (see `realm.rs`) and kept as bytecode.
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
 //! its budget gets an uncatchable exception, so `while (true) {}` costs the tab
@@ -33,6 +33,7 @@ mod scripts;
 
 pub(crate) use console::{console, take_console, with_console};
 pub(crate) use natives::from_id;
+pub(crate) use realm::compile_preludes;
 pub(crate) use scripts::run_page_scripts;
 
 use std::cell::Cell;
