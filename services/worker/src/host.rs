@@ -4,15 +4,13 @@
 //! [`Tab`]: one `Store` with a memory cap and a per-call deadline.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use sha2::{Digest, Sha256};
 use tokio::sync::OnceCell;
-use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime::{
     Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits,
     StoreLimitsBuilder, UpdateDeadline,
@@ -20,6 +18,12 @@ use wasmtime::{
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::net::{CookieStore, FetchRequest, Fetcher};
+
+mod cache;
+mod command;
+
+use cache::load_component;
+pub use command::run_command;
 
 #[allow(missing_docs, clippy::all)]
 mod bindings {
@@ -37,86 +41,6 @@ pub use bindings::exports::fleet::engine::page::{
     Link, Readable, Scroll, SelectOption, Settle, Source, StatePart, Summary, Support, Target,
     Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
 };
-
-/// Runs a `wasi:cli/command` component to its end with this process's stdio,
-/// environment and `args` (its own name first), and returns whether it
-/// succeeded. The engine's unit tests build to such a component, and
-/// `fleet-wasi-run` runs them with this: `make test` sets it as cargo's
-/// runner for `wasm32-wasip2`. The engine's network import answers every
-/// fetch with an error.
-pub async fn run_command(path: &Path, args: &[String]) -> anyhow::Result<bool> {
-    let mut wc = Config::new();
-    // The guest's deep recursion needs what the tabs get (see `EngineHost::new`).
-    wc.max_wasm_stack(16 << 20).async_stack_size(17 << 20);
-    let engine = Engine::new(&wc).map_err(anyhow::Error::from)?;
-    let component = Component::from_file(&engine, path)
-        .map_err(anyhow::Error::from)
-        .with_context(|| format!("loading {}", path.display()))?;
-    let mut linker: Linker<CommandState> = Linker::new(&engine);
-    wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
-    bindings::fleet::engine::network::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
-        .map_err(anyhow::Error::from)?;
-    bindings::fleet::engine::preludes::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
-        .map_err(anyhow::Error::from)?;
-    let mut wasi = WasiCtxBuilder::new();
-    wasi.inherit_stdio().inherit_env().args(args);
-    let mut store = Store::new(
-        &engine,
-        CommandState {
-            wasi: wasi.build(),
-            table: ResourceTable::new(),
-        },
-    );
-    let command =
-        wasmtime_wasi::p2::bindings::Command::instantiate_async(&mut store, &component, &linker)
-            .await
-            .map_err(anyhow::Error::from)?;
-    let ran = command
-        .wasi_cli_run()
-        .call_run(&mut store)
-        .await
-        .map_err(anyhow::Error::from)?;
-    Ok(ran.is_ok())
-}
-
-/// Unit tests have no network: a fetch fails as an unreachable host would,
-/// and the cookie jar is empty.
-impl bindings::fleet::engine::network::Host for CommandState {
-    async fn fetch(
-        &mut self,
-        _: bindings::fleet::engine::network::Request,
-    ) -> Result<bindings::fleet::engine::network::Response, String> {
-        Err("the engine's unit tests have no network".into())
-    }
-
-    async fn document_cookies(&mut self, _: String) -> String {
-        String::new()
-    }
-
-    async fn set_document_cookie(&mut self, _: String, _: String) {}
-}
-
-/// Unit tests compile the preludes they use themselves.
-impl bindings::fleet::engine::preludes::Host for CommandState {
-    async fn bytecode(&mut self, _: String) -> Option<Vec<u8>> {
-        None
-    }
-}
-
-/// The state of a command run by [`run_command`]: WASI, and no network.
-struct CommandState {
-    wasi: WasiCtx,
-    table: ResourceTable,
-}
-
-impl WasiView for CommandState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
-}
 
 /// The engine component built by this crate's build script.
 static ENGINE_WASM: &[u8] = include_bytes!(env!("FLEET_ENGINE_WASM"));
@@ -344,7 +268,12 @@ impl EngineHost {
 
     /// A new, empty tab.
     pub async fn new_tab(&self, viewport: Viewport) -> anyhow::Result<Tab> {
-        let preludes = self.preludes().await?;
+        // Without the host's bytecode a tab compiles the preludes itself:
+        // slower, never wrong.
+        let preludes = self.preludes().await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "no compiled preludes; the tab compiles its own");
+            Preludes::default()
+        });
         let (store, instance) = self.instantiate(preludes).await?;
         let mut tab = Tab {
             store,
@@ -399,54 +328,6 @@ impl EngineHost {
             .map_err(anyhow::Error::from)?;
         Ok((store, instance))
     }
-}
-
-/// Compiles the component once per machine: the compiled artifact is cached under
-/// `cache_dir`, keyed by the component's hash and the engine's compatibility hash,
-/// and loaded with mmap (copy-on-write) afterwards.
-fn load_component(engine: &Engine, cache_dir: &Path) -> anyhow::Result<Component> {
-    let mut compat = std::collections::hash_map::DefaultHasher::new();
-    engine.precompile_compatibility_hash().hash(&mut compat);
-    let key = format!(
-        "{}-{:016x}",
-        &hex::encode(Sha256::digest(ENGINE_WASM))[..16],
-        compat.finish()
-    );
-    let path = cache_dir.join(format!("engine-{key}.cwasm"));
-    if path.exists() {
-        // SAFETY-free path: the file is ours, written by `precompile_component` of an
-        // engine with the same compatibility hash; a corrupt file fails to load and we
-        // recompile below.
-        #[allow(unsafe_code)]
-        match unsafe { Component::deserialize_file(engine, &path) } {
-            Ok(c) => return Ok(c),
-            Err(e) => {
-                tracing::warn!(error = %e, path = %path.display(), "cached engine unusable; recompiling")
-            }
-        }
-    }
-    let started = Instant::now();
-    let bytes = engine
-        .precompile_component(ENGINE_WASM)
-        .map_err(anyhow::Error::from)?;
-    tracing::info!(
-        ms = started.elapsed().as_millis() as u64,
-        "compiled the engine component"
-    );
-    std::fs::create_dir_all(cache_dir)
-        .with_context(|| format!("creating {}", cache_dir.display()))?;
-    // Unique per host, not only per process: two hosts in one process (the
-    // tests run several) may compile at once, and must not write one file.
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = cache_dir.join(format!("engine-{key}.{}.{write}.tmp", std::process::id()));
-    std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("renaming to {}", path.display()))?;
-    #[allow(unsafe_code)]
-    // SAFETY: `bytes` was produced just now by `precompile_component` of this engine.
-    let component =
-        unsafe { Component::deserialize_file(engine, &path) }.map_err(anyhow::Error::from)?;
-    Ok(component)
 }
 
 /// One session's engine instance.

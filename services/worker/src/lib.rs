@@ -171,13 +171,18 @@ pub async fn run(
     worker: Worker,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
-    // Before the worker joins the registry: the first session should not
-    // wait for the engine's JavaScript preludes to compile.
-    worker
-        .sessions
-        .warm()
-        .await
-        .context("compiling the engine's JavaScript preludes")?;
+    // Compile the engine's JavaScript preludes now, so the first session
+    // need not; in the background, so joining the registry (which gateways'
+    // readiness waits for) does not wait for it. A session that comes first
+    // waits for the same compile.
+    {
+        let sessions = worker.sessions.clone();
+        tokio::spawn(async move {
+            if let Err(e) = sessions.warm().await {
+                tracing::warn!(error = %e, "the engine's JavaScript preludes did not compile");
+            }
+        });
+    }
     let router = worker.router().await?;
     let stopped = CancellationToken::new();
     let beat = {
