@@ -44,25 +44,45 @@ struct InFlight {
     local: bool,
 }
 
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        let (limits, tenant, call, local) = (
+impl InFlight {
+    /// Ends the call now, before its response goes out: a client that sends
+    /// its next call as soon as it reads this one's answer (an MCP client's
+    /// `initialized` after `initialize`) must find the place free.
+    async fn leave(mut self) {
+        let (limits, tenant, call, local) = self.take();
+        end(limits, tenant, call, local).await;
+    }
+
+    fn take(&mut self) -> (Arc<Limits>, String, String, bool) {
+        (
             self.limits.clone(),
             std::mem::take(&mut self.tenant),
             std::mem::take(&mut self.call),
             self.local,
-        );
-        tokio::spawn(async move {
-            let left = if local {
-                limits.local.leave(&tenant, &call).await
-            } else {
-                limits.counters.leave(&tenant, &call).await
-            };
-            if let Err(e) = left {
-                // The entry lapses on its own.
-                tracing::debug!(error = %e, "could not end a call in flight");
-            }
-        });
+        )
+    }
+}
+
+/// A call whose future was dropped (its client went away) ends here.
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.call.is_empty() {
+            return;
+        }
+        let (limits, tenant, call, local) = self.take();
+        tokio::spawn(end(limits, tenant, call, local));
+    }
+}
+
+async fn end(limits: Arc<Limits>, tenant: String, call: String, local: bool) {
+    let left = if local {
+        limits.local.leave(&tenant, &call).await
+    } else {
+        limits.counters.leave(&tenant, &call).await
+    };
+    if let Err(e) = left {
+        // The entry lapses on its own.
+        tracing::debug!(error = %e, "could not end a call in flight");
     }
 }
 
@@ -228,6 +248,8 @@ pub async fn enforce(
         .to_http(grpc);
     };
     let response = next.run(req).await;
-    drop(guard);
+    if let Some(guard) = guard {
+        guard.leave().await;
+    }
     response
 }
