@@ -39,8 +39,10 @@ pub const MAX_PROMPT_CHARS: usize = 10_000;
 pub const WIDTH: std::ops::RangeInclusive<u32> = 320..=1920;
 /// Viewport height bounds.
 pub const HEIGHT: std::ops::RangeInclusive<u32> = 240..=1600;
-/// Per-action time budget bounds, ms (0 = the default, 10 s).
-pub const DURATION_MS: std::ops::RangeInclusive<u32> = 100..=15_000;
+/// Per-action time budget bounds, ms (0 = the default,
+/// [`fleet_proto::DEFAULT_BUDGET_MS`]).
+pub const DURATION_MS: std::ops::RangeInclusive<u32> =
+    fleet_proto::MIN_BUDGET_MS..=fleet_proto::MAX_BUDGET_MS;
 /// Most sessions one list returns.
 pub const MAX_LIST: u32 = 500;
 /// Sessions a list returns when no limit is given.

@@ -20,6 +20,15 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 /// gateway may send it to another worker.
 pub const REFUSED_MARKER: &str = "fleet-refused";
 
+/// Per-action time budget when an action names none, ms: the worker runs it
+/// with this, the gateway's schemas show it as the default.
+pub const DEFAULT_BUDGET_MS: u32 = 10_000;
+/// Smallest and largest per-action time budget an action may name, ms: the
+/// gateway refuses others, the worker clamps to them.
+pub const MIN_BUDGET_MS: u32 = 100;
+/// See [`MIN_BUDGET_MS`].
+pub const MAX_BUDGET_MS: u32 = 15_000;
+
 /// Largest font `RegisterFont` accepts, bytes (2 MiB: most web fonts are far
 /// smaller, and the whole call stays inside one gRPC message).
 pub const MAX_FONT_BYTES: usize = 2 * 1024 * 1024;

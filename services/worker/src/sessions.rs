@@ -23,10 +23,9 @@ use crate::failure::{NotSaved, store_failure};
 pub use crate::failure::{Failure, RunError};
 use crate::host::{EngineHost, Tab, Viewport};
 
-/// Default and largest per-action time budgets (DESIGN §7).
-pub const DEFAULT_BUDGET_MS: u32 = 10_000;
-/// The largest budget an action may ask for.
-pub const MAX_BUDGET_MS: u32 = 15_000;
+// The per-action budgets live in fleet-proto, which the gateway reads too;
+// kept under this module's path, where callers first found them.
+pub use fleet_proto::{DEFAULT_BUDGET_MS, MAX_BUDGET_MS, MIN_BUDGET_MS};
 /// Time allowed for a checkpoint or a restore step.
 const HOUSEKEEPING: Duration = Duration::from_secs(10);
 
@@ -158,7 +157,7 @@ impl Sessions {
             .ok_or_else(|| Failure::new(ErrorCode::InvalidArgument, "action.kind is required"))?;
         let budget_ms = match action.max_duration_ms {
             0 => DEFAULT_BUDGET_MS,
-            n => n.clamp(100, MAX_BUDGET_MS),
+            n => n.clamp(MIN_BUDGET_MS, MAX_BUDGET_MS),
         };
         let budget = Duration::from_millis(u64::from(budget_ms));
 

@@ -8,7 +8,10 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::validate::MAX_ACTIONS;
+use crate::validate::{
+    HEIGHT, MAX_A11Y_NODES, MAX_ACTIONS, MAX_KEY_CHARS, MAX_PROMPT_CHARS, MAX_TARGET_CHARS,
+    MAX_TYPE_CHARS, MAX_URL_CHARS, MAX_WAIT_MS, WIDTH,
+};
 
 /// The tools, each a shape of action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,9 +66,9 @@ pub(super) static TOOLS: [Spec; 17] = [
         fields: || {
             (
                 json!({
-                    "url": {"type": "string", "maxLength": 2048, "description": "Absolute http(s) URL without credentials. Exactly one of url or html."},
+                    "url": {"type": "string", "maxLength": MAX_URL_CHARS, "description": "Absolute http(s) URL without credentials. Exactly one of url or html."},
                     "html": {"type": "string", "description": "Inline HTML document, at most 1 MiB of UTF-8. Exactly one of url or html."},
-                    "maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}
+                    "maxDurationMs": duration()
                 }),
                 vec![],
             )
@@ -93,7 +96,7 @@ pub(super) static TOOLS: [Spec; 17] = [
             (
                 json!({
                     "script": {"type": "string", "description": "JavaScript, at most 64 KiB."},
-                    "maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}
+                    "maxDurationMs": duration()
                 }),
                 vec!["script"],
             )
@@ -149,7 +152,7 @@ pub(super) static TOOLS: [Spec; 17] = [
             (
                 json!({
                     "data": {"type": "string", "contentEncoding": "base64", "description": "The font file, base64 (standard alphabet), at most 2 MiB decoded."},
-                    "maxDurationMs": {"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000}
+                    "maxDurationMs": duration()
                 }),
                 vec!["data"],
             )
@@ -181,7 +184,7 @@ pub(super) static TOOLS: [Spec; 17] = [
         fields: || {
             (
                 target_fields(json!({
-                    "text": {"type": "string", "maxLength": 10000, "description": "The text to type; a newline presses Enter."},
+                    "text": {"type": "string", "maxLength": MAX_TYPE_CHARS, "description": "The text to type; a newline presses Enter."},
                     "clear": {"type": "boolean", "default": false, "description": "Empty the field first."},
                     "maxDurationMs": duration()
                 })),
@@ -200,7 +203,7 @@ pub(super) static TOOLS: [Spec; 17] = [
         fields: || {
             (
                 json!({
-                    "key": {"type": "string", "maxLength": 64, "description": "A key name (Enter, Tab, Backspace, Escape, ArrowDown, ...) or one character, with modifiers joined by + (Shift+Tab, Control+a)."},
+                    "key": {"type": "string", "maxLength": MAX_KEY_CHARS, "description": "A key name (Enter, Tab, Backspace, Escape, ArrowDown, ...) or one character, with modifiers joined by + (Shift+Tab, Control+a)."},
                     "maxDurationMs": duration()
                 }),
                 vec!["sessionID", "key"],
@@ -237,7 +240,7 @@ pub(super) static TOOLS: [Spec; 17] = [
         fields: || {
             (
                 target_fields(json!({
-                    "value": {"type": "string", "maxLength": 1024, "description": "The option's value, or its visible text."},
+                    "value": {"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "The option's value, or its visible text."},
                     "maxDurationMs": duration()
                 })),
                 vec!["sessionID", "value"],
@@ -273,7 +276,7 @@ pub(super) static TOOLS: [Spec; 17] = [
         fields: || {
             (
                 json!({
-                    "maxNodes": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 500},
+                    "maxNodes": {"type": "integer", "minimum": 1, "maximum": MAX_A11Y_NODES, "default": 500},
                     "maxDurationMs": duration()
                 }),
                 vec!["sessionID"],
@@ -292,7 +295,7 @@ pub(super) static TOOLS: [Spec; 17] = [
             (
                 json!({
                     "accept": {"type": "boolean", "description": "Accept dialogs (true) or dismiss them (false)."},
-                    "promptText": {"type": "string", "maxLength": 10000, "description": "What an accepted prompt returns."},
+                    "promptText": {"type": "string", "maxLength": MAX_PROMPT_CHARS, "description": "What an accepted prompt returns."},
                     "maxDurationMs": duration()
                 }),
                 vec!["sessionID", "accept"],
@@ -310,9 +313,9 @@ pub(super) static TOOLS: [Spec; 17] = [
         fields: || {
             (
                 json!({
-                    "selector": {"type": "string", "maxLength": 1024, "description": "CSS selector of an element to wait for (rendered: displayed and visible)."},
-                    "text": {"type": "string", "maxLength": 1024, "description": "Text to wait for in the page's visible text."},
-                    "timeMs": {"type": "integer", "minimum": 1, "maximum": 60000, "description": "Page time: the longest wait for selector/text (default 10000), or with neither the time to let pass."},
+                    "selector": {"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "CSS selector of an element to wait for (rendered: displayed and visible)."},
+                    "text": {"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "Text to wait for in the page's visible text."},
+                    "timeMs": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT_MS, "description": "Page time: the longest wait for selector/text (default 10000), or with neither the time to let pass."},
                     "maxDurationMs": duration()
                 }),
                 vec!["sessionID"],
@@ -367,8 +370,8 @@ impl Spec {
                 json!({"description": "Session UUID; null, false, 0, \"\" or absent opens a new tab.", "type": ["string", "null", "boolean", "integer"]}),
             );
             if !self.existing_only {
-                p.insert("width".into(), json!({"type": "integer", "minimum": 320, "maximum": 1920, "description": "Viewport width of a new tab (default 1280)."}));
-                p.insert("height".into(), json!({"type": "integer", "minimum": 240, "maximum": 1600, "description": "Viewport height of a new tab (default 720)."}));
+                p.insert("width".into(), json!({"type": "integer", "minimum": WIDTH.start(), "maximum": WIDTH.end(), "description": "Viewport width of a new tab (default 1280)."}));
+                p.insert("height".into(), json!({"type": "integer", "minimum": HEIGHT.start(), "maximum": HEIGHT.end(), "description": "Viewport height of a new tab (default 720)."}));
             }
         }
         let schema = json!({
@@ -428,14 +431,14 @@ fn list_tool() -> Tool {
 }
 
 fn duration() -> Value {
-    json!({"type": "integer", "minimum": 100, "maximum": 15000, "default": 10000})
+    json!({"type": "integer", "minimum": fleet_proto::MIN_BUDGET_MS, "maximum": fleet_proto::MAX_BUDGET_MS, "default": fleet_proto::DEFAULT_BUDGET_MS})
 }
 
 /// The ways an input tool names its element: add them to `props`.
 fn target_fields(mut props: Value) -> Value {
     if let Some(p) = props.as_object_mut() {
-        p.insert("selector".into(), json!({"type": "string", "maxLength": 1024, "description": "CSS selector of the element (the first match)."}));
-        p.insert("visibleText".into(), json!({"type": "string", "maxLength": 1024, "description": "Visible text of the element (exact match first, then containing; links and buttons first)."}));
+        p.insert("selector".into(), json!({"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "CSS selector of the element (the first match)."}));
+        p.insert("visibleText".into(), json!({"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "Visible text of the element (exact match first, then containing; links and buttons first)."}));
         p.insert("ref".into(), json!({"type": "string", "pattern": "^e[0-9]+$", "description": "Element reference from servo_accessibility_tree or a page's fields."}));
         p.insert("x".into(), json!({"type": "number", "minimum": 0, "description": "Viewport x in CSS pixels (with y)."}));
         p.insert("y".into(), json!({"type": "number", "minimum": 0, "description": "Viewport y in CSS pixels (with x)."}));
