@@ -400,9 +400,11 @@ async fn the_binary_started_as_the_chart_renders_it_serves_every_probe_and_drain
     let gc = container(gw_spec, "gateway");
     let g_env = resolve_env(&r, &gw_pod, gc, &user);
     let mut gateway = start(gc, &g_env, &[]);
-    check_probes("gateway", gc, &gateway).await;
+    // A gateway is ready only once a worker is registered (it would have no
+    // one to send a call to), so its probes are checked after that.
     check_probes("worker", wc, &worker).await;
     crate::harness::wait_for_workers(&redis, 1).await;
+    check_probes("gateway", gc, &gateway).await;
     let entry: String = redis::cmd("GET")
         .arg(format!("worker:{WORKER_POD}"))
         .query_async(&mut redis.clone())
