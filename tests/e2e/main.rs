@@ -22,6 +22,7 @@ mod interaction;
 mod lifecycle;
 mod limits;
 mod outage;
+mod preludes;
 mod proxy;
 mod realworld;
 mod screenshots;

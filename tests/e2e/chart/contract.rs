@@ -392,7 +392,7 @@ async fn the_binary_started_as_the_chart_renders_it_serves_every_probe_and_drain
         i64::try_from(files).unwrap()
     );
 
-    // The worker and the gateway.
+    // The worker, then the gateway: it is ready only once a worker registered.
     let (patches, kubeconfig) = fake_kube_api().await;
     let wc = container(w_spec, "worker");
     let w_env = resolve_env(&r, &w_pod, wc, &user);
@@ -400,8 +400,6 @@ async fn the_binary_started_as_the_chart_renders_it_serves_every_probe_and_drain
     let gc = container(gw_spec, "gateway");
     let g_env = resolve_env(&r, &gw_pod, gc, &user);
     let mut gateway = start(gc, &g_env, &[]);
-    // A gateway is ready only once a worker is registered (it would have no
-    // one to send a call to), so its probes are checked after that.
     check_probes("worker", wc, &worker).await;
     crate::harness::wait_for_workers(&redis, 1).await;
     check_probes("gateway", gc, &gateway).await;
