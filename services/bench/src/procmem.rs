@@ -28,13 +28,15 @@ pub fn rss_bytes(pid: Pid) -> Result<u64> {
 /// (another user's process without `CAP_SYS_PTRACE`), which overstates shared memory
 /// but keeps a bench running rather than failing on a figure it can approximate.
 pub fn pss_bytes(pid: Pid) -> Result<u64> {
-    let rollup = fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+    rollup_bytes(pid, "Pss:").map_or_else(|| rss_bytes(pid), Ok)
+}
+
+/// One field of `/proc/<pid>/smaps_rollup` in bytes, if the kernel reports it.
+fn rollup_bytes(pid: Pid, field: &str) -> Option<u64> {
+    fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
         .ok()
-        .and_then(|text| kib_field(&text, "Pss:"));
-    match rollup {
-        Some(kib) => Ok(kib * 1024),
-        None => rss_bytes(pid),
-    }
+        .and_then(|text| kib_field(&text, field))
+        .map(|kib| kib * 1024)
 }
 
 /// The anonymous part of `pid`'s PSS in bytes (`Pss_Anon` in `smaps_rollup`):
@@ -44,13 +46,7 @@ pub fn pss_bytes(pid: Pid) -> Result<u64> {
 /// process itself added. Falls back to the whole PSS where the kernel does not
 /// report it (before 5.7).
 pub fn pss_anon_bytes(pid: Pid) -> Result<u64> {
-    let rollup = fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-        .ok()
-        .and_then(|text| kib_field(&text, "Pss_Anon:"));
-    match rollup {
-        Some(kib) => Ok(kib * 1024),
-        None => pss_bytes(pid),
-    }
+    rollup_bytes(pid, "Pss_Anon:").map_or_else(|| pss_bytes(pid), Ok)
 }
 
 /// `pid` followed by all of its living descendants (children, grandchildren, ...),
