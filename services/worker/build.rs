@@ -18,10 +18,15 @@ fn main() {
     for p in ["src", "wit", "fonts", "Cargo.toml"] {
         println!("cargo:rerun-if-changed={}", engine.join(p).display());
     }
-    println!(
-        "cargo:rerun-if-changed={}",
-        root.join("Cargo.lock").display()
-    );
+    // The lock file pins the guest's crates; the wrapper compiles (and patches)
+    // QuickJS, and the cargo config carries the wrapper's patch version.
+    for p in [
+        "Cargo.lock",
+        "tools/wasi-sdk/bin/clang",
+        ".cargo/config.toml",
+    ] {
+        println!("cargo:rerun-if-changed={}", root.join(p).display());
+    }
     println!("cargo:rerun-if-env-changed=FLEET_ENGINE_WASM_OVERRIDE");
 
     if let Ok(path) = std::env::var("FLEET_ENGINE_WASM_OVERRIDE") {
