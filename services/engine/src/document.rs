@@ -64,6 +64,9 @@ pub(crate) fn build_document(
     // Subresources requested while parsing have already completed (the import
     // is synchronous); apply them now so nothing stays render-blocking.
     doc.handle_messages();
+    // A new tree: what was derived from an earlier one (live collections, the
+    // base URL) must not be taken for this one's.
+    crate::mutation::changed();
     doc
 }
 

@@ -413,14 +413,42 @@ pub(crate) fn base_url(doc: &BaseDocument) -> Url {
 
 /// [`base_url`] for a document whose URL is now `current` (`pushState` and
 /// fragment navigations change it after load).
+///
+/// Finding `<base>` walks the whole tree when there is none (most pages), and
+/// scripts ask for the base on every `href` they read, so the answer is kept
+/// until the tree changes (the mutation count), for the same document and URL.
 pub(crate) fn base_url_at(doc: &BaseDocument, current: Option<&str>) -> Url {
     let doc_url: Url = current
         .and_then(|u| Url::parse(u).ok())
         .unwrap_or_else(|| doc.url().clone());
-    doc.find_element_by_tag_name(&blitz_dom::local_name!("base"))
-        .and_then(|base| attr(base, "href"))
-        .and_then(|href| doc_url.join(href.trim()).ok())
-        .unwrap_or(doc_url)
+    let key = (
+        std::ptr::from_ref(doc) as usize,
+        crate::mutation::version(),
+        doc_url.clone(),
+    );
+    BASE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((cached_key, base)) = cache.as_ref()
+            && *cached_key == key
+        {
+            return base.clone();
+        }
+        let base = doc
+            .find_element_by_tag_name(&blitz_dom::local_name!("base"))
+            .and_then(|base| attr(base, "href"))
+            .and_then(|href| doc_url.join(href.trim()).ok())
+            .unwrap_or(doc_url);
+        *cache = Some((key, base.clone()));
+        base
+    })
+}
+
+/// The document (its address), mutation count and URL of the last
+/// [`base_url_at`] answer, and the answer.
+type BaseKey = (usize, u64, Url);
+
+thread_local! {
+    static BASE: std::cell::RefCell<Option<(BaseKey, Url)>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Hyperlinks (`a[href]`, `area[href]`) outside hidden subtrees, in document order.

@@ -45,10 +45,17 @@
   const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
-  // The wrapper of an existing node: the constructors below take no id (a
-  // page calls `new Text('x')`), so the id to wrap is handed over here.
+  // The wrapper of an existing node. No constructor runs: none of the node
+  // classes sets anything up but the id, and a chain of five constructors per
+  // wrapper was most of what reading a large tree cost.
+  const make = (Cls, id) => {
+    const node = Object.create(Cls.prototype);
+    Object.defineProperty(node, ID, { value: id });
+    return node;
+  };
+  // The id a node constructor adopts instead of making a node (a page calls
+  // `new Text('x')` with no id; an inert document hands over its own).
   let creating;
-  const make = (Cls, id) => { creating = id; try { return new Cls(); } finally { creating = undefined; } };
   const idOf = (node) => {
     if (!(node instanceof Node)) throw new TypeError('parameter is not of type Node');
     return node[ID];
@@ -72,6 +79,14 @@
     return list;
   };
   const toText = (v) => (v === null || v === undefined ? '' : String(v));
+  // A token list's tokens: split on ASCII whitespace. No regular expression:
+  // it would replace the page's RegExp.$1 (see regexp.js), and QuickJS's
+  // generic split by a pattern costs far more than a split by a string.
+  const splitTokens = (text) => {
+    let s = text;
+    for (const c of ['\t', '\n', '\f', '\r']) if (s.includes(c)) s = s.split(c).join(' ');
+    return s.split(' ').filter(Boolean);
+  };
 
   class Node extends EventTarget {
     constructor(data) {
@@ -210,7 +225,7 @@
       return liveCollection(() => native.querySelectorAll(this[ID], selector));
     },
     getElementsByClassName(names) {
-      const classes = String(names).trim().split(/\s+/).filter(Boolean);
+      const classes = splitTokens(String(names));
       const selector = classes.map((c) => '.' + cssEscape(c)).join('');
       return liveCollection(() => (classes.length ? native.querySelectorAll(this[ID], selector) : []));
     },
@@ -258,7 +273,7 @@
 
   class DOMTokenList {
     constructor(el, attr) { hidden(this, '_el', el); hidden(this, '_attr', attr); }
-    _get() { return toText(this._el.getAttribute(this._attr)).split(/\s+/).filter(Boolean); }
+    _get() { return splitTokens(toText(this._el.getAttribute(this._attr))); }
     _set(list) { this._el.setAttribute(this._attr, list.join(' ')); }
     get length() { return this._get().length; }
     get value() { return toText(this._el.getAttribute(this._attr)); }
@@ -299,13 +314,24 @@
     return [dx, dy];
   };
   // A DOMTokenList whose tokens are also its indexed properties (`list[0]`).
-  const tokenList = (el, attr) => new Proxy(new DOMTokenList(el, attr), {
-    get(target, key) {
-      if (typeof key === 'string' && /^\d+$/.test(key)) return target.item(Number(key)) ?? undefined;
-      const v = Reflect.get(target, key, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
+  // An element's token lists, one per attribute, so that
+  // `el.classList === el.classList` as in browsers (and a loop that asks
+  // `classList.contains` of every node makes no object per call).
+  const tokenLists = new WeakMap();
+  const tokenList = (el, attr) => {
+    let lists = tokenLists.get(el);
+    if (!lists) { lists = new Map(); tokenLists.set(el, lists); }
+    let list = lists.get(attr);
+    if (!list) {
+      // Methods run with the proxy as `this` and reach the list's own
+      // properties through `get`.
+      list = new Proxy(new DOMTokenList(el, attr), {
+        get(target, key) { return isIndex(key) ? target.item(Number(key)) ?? undefined : Reflect.get(target, key, target); },
+      });
+      lists.set(attr, list);
+    }
+    return list;
+  };
   // A live collection: `ids()` is asked again on every read, as an
   // HTMLCollection reflects the tree at the time of each access.
   // A live collection runs its query again only when the tree changed since

@@ -314,7 +314,7 @@
     querySelectorAll(selector) { const list = this._html.querySelectorAll(selector); if (this._html.matches(selector)) list.unshift(this._html); return list; }
     getElementById(id) { return this.querySelector('#' + cssEscape(id)); }
     getElementsByTagName(tag) { return this.querySelectorAll(String(tag) === '*' ? '*' : cssEscape(String(tag))); }
-    getElementsByClassName(names) { const classes = String(names).trim().split(/\s+/).filter(Boolean); return classes.length ? this.querySelectorAll(classes.map((c) => '.' + cssEscape(c)).join('')) : []; }
+    getElementsByClassName(names) { const classes = splitTokens(String(names)); return classes.length ? this.querySelectorAll(classes.map((c) => '.' + cssEscape(c)).join('')) : []; }
     getElementsByName(name) { return this.querySelectorAll(`[name="${cssEscape(name)}"]`); }
     createElement(tag) { return document.createElement(tag); }
     createElementNS(ns, tag) { return document.createElementNS(ns, tag); }

@@ -1,0 +1,110 @@
+//! What scripts pay to cross into the DOM, and what the shortcuts that make it
+//! cheap must not change: node wrappers are kept in a `Map` keyed by node id,
+//! token lists are made once per element, and the base URL `href` reads
+//! resolve against is kept until the tree changes.
+
+use std::time::Duration;
+
+use fleet_worker::host::{Source, Viewport};
+
+/// Generous: each page below finishes in well under a second; before QuickJS's
+/// Map hash was fixed, the first took minutes.
+const BUDGET: Duration = Duration::from_secs(4);
+
+async fn load_text(html: &str) -> anyhow::Result<(String, Vec<String>, String)> {
+    let host = crate::harness::engine_host(1, &[])?;
+    let mut tab = host
+        .new_tab(Viewport {
+            width: 800,
+            height: 600,
+        })
+        .await?;
+    let summary = tab.load(Source::Html(html.into()), BUDGET).await?;
+    let console = summary.console.iter().map(|c| c.text.clone()).collect();
+    Ok((summary.text, console, format!("{:?}", summary.settle)))
+}
+
+/// QuickJS picked a Map bucket from the low bits of a number key's hash,
+/// which are the same for every small integer and for every node id, so a
+/// map of many such keys was a few long chains. A page that keys 200,000
+/// entries by integers (and the engine's own map of 20,000 node wrappers)
+/// now finishes inside its budget with every entry found.
+#[tokio::test(flavor = "multi_thread")]
+async fn maps_keyed_by_numbers_and_trees_of_many_nodes_stay_inside_the_budget() -> anyhow::Result<()>
+{
+    let page = "<!doctype html><title>m</title><p id=out>not run</p><div id=box></div><script>
+        const m = new Map();
+        for (let i = 0; i < 200000; i++) m.set(i, i * 2);
+        let found = 0;
+        for (let i = 0; i < 200000; i++) if (m.get(i) === i * 2) found++;
+        const box = document.getElementById('box');
+        for (let i = 0; i < 20000; i++) box.appendChild(document.createElement('span'));
+        let walked = 0;
+        for (const span of box.childNodes) if (span.parentNode === box) walked++;
+        out.textContent = 'found ' + found + ' walked ' + walked;
+        </script>";
+    let (text, console, settle) = load_text(page).await?;
+    assert!(
+        text.contains("found 200000 walked 20000"),
+        "the script did not finish: {text:?} (settle {settle}, console {console:?})"
+    );
+    assert_ne!(settle, "Budget", "console: {console:?}");
+    Ok(())
+}
+
+/// `el.classList` is one object per element, as in browsers, and reading it,
+/// `getElementsByClassName` and the `href` of links leave the page's own
+/// `RegExp.$1` as its last match set it.
+#[tokio::test(flavor = "multi_thread")]
+async fn token_lists_are_kept_per_element_and_leave_the_pages_regexp_match_alone()
+-> anyhow::Result<()> {
+    let page =
+        "<!doctype html><title>t</title><p id=out></p><a id=a class='x  y' href='/p'>a</a><script>
+        const a = document.getElementById('a');
+        /(\\w+)-(\\w+)/.test('left-right');
+        const same = a.classList === a.classList;
+        const has = a.classList.contains('y') && !a.classList.contains('z');
+        a.classList.add('z');
+        const count = document.getElementsByClassName(' x\\tz ').length;
+        const tokens = [...a.classList].join(',') + ' ' + a.classList[1] + ' ' + a.classList.length;
+        out.textContent = [same, has, count, tokens, RegExp.$1, RegExp.$2].join(' ');
+        </script>";
+    let (text, console, _) = load_text(page).await?;
+    assert!(
+        text.contains("true true 1 x,y,z y 3 left right"),
+        "got {text:?} (console {console:?})"
+    );
+    Ok(())
+}
+
+/// The base URL is kept between `href` reads only while the tree is
+/// unchanged: a `<base>` a script adds, moves or drops changes what the next
+/// read resolves to.
+#[tokio::test(flavor = "multi_thread")]
+async fn links_resolve_against_a_base_the_script_adds_changes_and_removes() -> anyhow::Result<()> {
+    let page = "<!doctype html><title>b</title><p id=out></p><a id=a href='p/q'>a</a><script>
+        const a = document.getElementById('a');
+        const seen = [a.href, a.href];
+        const base = document.createElement('base');
+        base.setAttribute('href', 'https://one.example/docs/');
+        document.head.appendChild(base);
+        seen.push(a.href);
+        base.setAttribute('href', 'https://two.example/');
+        seen.push(a.href);
+        base.remove();
+        seen.push(a.href);
+        out.textContent = seen.join(' ');
+        </script>";
+    let (text, console, _) = load_text(page).await?;
+    let first_line = text.lines().next().unwrap_or_default();
+    let parts: Vec<&str> = first_line.split_whitespace().collect();
+    assert_eq!(parts.len(), 5, "got {text:?} (console {console:?})");
+    assert_eq!(parts[0], parts[1], "two reads of one tree agree");
+    assert_eq!(parts[2], "https://one.example/docs/p/q");
+    assert_eq!(parts[3], "https://two.example/p/q");
+    assert_eq!(
+        parts[4], parts[0],
+        "without the base, the document's URL again"
+    );
+    Ok(())
+}
