@@ -51,6 +51,10 @@ pub const FAST_LOAD_MS: f64 = 1_000.0;
 /// event loop runs the timers due within its 1 s quiet period after a load, so
 /// Chromium gets as long.
 const CHROMIUM_SETTLE: Duration = Duration::from_millis(1_000);
+/// How often Chromium's page is read again after [`CHROMIUM_SETTLE`] until two
+/// readings agree, and for how long at most (pages that animate never agree).
+const CHROMIUM_REREAD: Duration = Duration::from_millis(250);
+const CHROMIUM_STABLE_WITHIN: Duration = Duration::from_millis(3_000);
 /// The engine's per-action budget for a load and for the reading.
 const MAX_DURATION_MS: u64 = 15_000;
 /// What the engine's console says when a script ran past its budget.
@@ -216,7 +220,19 @@ pub async fn read_in_chromium(
     page.navigate(url).await?;
     let load_ms = started.elapsed().as_secs_f64() * 1e3;
     tokio::time::sleep(CHROMIUM_SETTLE).await;
-    let extraction = page.evaluate(script).await?;
+    let mut extraction = page.evaluate(script).await?;
+    // A page still filling itself in (a search page showing one result after
+    // another) is read again until two readings agree, so a slow moment on a
+    // loaded machine cannot make Chromium's reading the incomplete one.
+    let deadline = Instant::now() + CHROMIUM_STABLE_WITHIN;
+    while Instant::now() < deadline {
+        tokio::time::sleep(CHROMIUM_REREAD).await;
+        let again = page.evaluate(script).await?;
+        if again == extraction {
+            break;
+        }
+        extraction = again;
+    }
     let errors = page.evaluate("window.__realworldErrors || []").await?;
     let mut reading = Reading::from_extraction(&extraction)?;
     reading.errors = errors
