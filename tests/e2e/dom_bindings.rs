@@ -108,3 +108,35 @@ async fn links_resolve_against_a_base_the_script_adds_changes_and_removes() -> a
     );
     Ok(())
 }
+
+/// A live `childNodes` or `children` list is rebuilt only when its own node's
+/// children changed (a digest of the child list, asked after any change to
+/// the tree), and still follows every change to them: an insert, a removal,
+/// a move to another parent, a replacement of the same length, `textContent`.
+#[tokio::test(flavor = "multi_thread")]
+async fn live_child_lists_follow_their_own_children_through_edits_elsewhere() -> anyhow::Result<()>
+{
+    let page = "<!doctype html><title>c</title><p id=out></p><div id=one><i>a</i><b>b</b></div><div id=two><u>c</u></div><script>
+        const one = document.getElementById('one'), two = document.getElementById('two');
+        const kids = one.childNodes, els = two.children;
+        const names = (list) => Array.from(list, (n) => n.nodeName).join('.');
+        const seen = [names(kids), names(els)];
+        two.setAttribute('class', 'x');
+        two.appendChild(document.createElement('s'));
+        seen.push(names(kids), names(els));
+        two.appendChild(one.firstChild);
+        seen.push(names(kids), names(els));
+        one.replaceChild(document.createElement('em'), one.firstChild);
+        seen.push(names(kids));
+        one.textContent = 'text';
+        seen.push(names(kids), kids.length, kids[0].nodeType);
+        out.textContent = seen.join(' ');
+        </script>";
+    let (text, console, _) = load_text(page).await?;
+    let first_line = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        first_line, "I.B U I.B U.S B U.S.I EM #text 1 3",
+        "console {console:?}"
+    );
+    Ok(())
+}

@@ -122,7 +122,7 @@
     get parentElement() { const p = this.parentNode; return p && p.nodeType === 1 ? p : null; }
     get childNodes() {
       let list = childLists.get(this);
-      if (!list) { const id = this[ID]; list = liveCollection(() => native.childNodes(id), NodeList.prototype); childLists.set(this, list); }
+      if (!list) { const id = this[ID]; list = liveCollection(() => native.childNodes(id), NodeList.prototype, () => native.childSignature(id)); childLists.set(this, list); }
       return list;
     }
     get firstChild() { return wrap(native.firstChild(this[ID])); }
@@ -212,7 +212,7 @@
   const parentNodeMixin = {
     get children() {
       let list = childrenLists.get(this);
-      if (!list) { const id = this[ID]; list = liveCollection(() => native.children(id)); childrenLists.set(this, list); }
+      if (!list) { const id = this[ID]; list = liveCollection(() => native.children(id), HTMLCollection.prototype, () => native.childSignature(id)); childrenLists.set(this, list); }
       return list;
     },
     get childElementCount() { return native.children(this[ID]).length; },
@@ -345,24 +345,38 @@
   // not replace it.
   const isIndex = (key) => typeof key === 'string' && key !== '' && key.length < 16
     && (key === '0' || (key.charCodeAt(0) > 48 && key.charCodeAt(0) <= 57)) && String(Number(key)) === key;
-  const liveCollection = (ids, proto = HTMLCollection.prototype) => {
-    let version = -1;
-    let list = [];
-    const now = () => {
-      const v = native.domVersion();
-      if (v !== version) { version = v; list = ids().map(wrap).filter((n) => n !== null); }
-      return list;
-    };
-    return new Proxy(Object.setPrototypeOf([], proto), {
-      get(target, key, receiver) {
-        if (key === 'length') return now().length;
-        if (isIndex(key)) return now()[Number(key)];
-        return Reflect.get(target, key, receiver);
-      },
-      has(target, key) { return key in now() || key in target; },
-      ownKeys() { return Reflect.ownKeys(now()); },
-      getOwnPropertyDescriptor(_, key) { return Reflect.getOwnPropertyDescriptor(now(), key); },
-    });
+  // A live collection's state lives on its target under LIVE (the query for
+  // its ids, the mutation count and, for a node's children, the digest of the
+  // child list it last saw, and its wrapped list); one handler serves all of
+  // them, so making a collection costs two objects, not a set of closures.
+  const LIVE = Symbol('live');
+  const liveNow = (state) => {
+    const v = native.domVersion();
+    if (v !== state.version) {
+      state.version = v;
+      if (state.signature !== null) {
+        const sig = state.signature();
+        if (sig === state.sig) return state.list;
+        state.sig = sig;
+      }
+      state.list = state.ids().map(wrap).filter((n) => n !== null);
+    }
+    return state.list;
+  };
+  const liveHandler = {
+    get(target, key, receiver) {
+      if (key === 'length') return liveNow(target[LIVE]).length;
+      if (isIndex(key)) return liveNow(target[LIVE])[Number(key)];
+      return Reflect.get(target, key, receiver);
+    },
+    has(target, key) { return key in liveNow(target[LIVE]) || key in target; },
+    ownKeys(target) { return Reflect.ownKeys(liveNow(target[LIVE])); },
+    getOwnPropertyDescriptor(target, key) { return Reflect.getOwnPropertyDescriptor(liveNow(target[LIVE]), key); },
+  };
+  const liveCollection = (ids, proto = HTMLCollection.prototype, signature = null) => {
+    const target = Object.setPrototypeOf([], proto);
+    Object.defineProperty(target, LIVE, { value: { ids, signature, version: -1, sig: -1, list: [] }, configurable: true });
+    return new Proxy(target, liveHandler);
   };
   // A node's own childNodes and children lists, kept, so that
   // `el.childNodes === el.childNodes` as in browsers.

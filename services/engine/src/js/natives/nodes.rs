@@ -3,7 +3,7 @@
 //! the tree edits scripts make (insert, remove).
 
 use blitz_dom::node::NodeData;
-use blitz_dom::ns;
+use blitz_dom::{NodeId, ns};
 use rquickjs::{Ctx, Exception, Function, Object, Result};
 
 use super::{
@@ -87,6 +87,13 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                         .collect()
                 })
                 .unwrap_or_default())
+        })
+    });
+    def!("childSignature", |ctx: Ctx<'js>, id: f64| -> Result<f64> {
+        with_doc(&ctx, |doc| {
+            Ok(doc
+                .get_node(to_id(id))
+                .map_or(0.0, |n| child_signature(anonymous::dom_children(n))))
         })
     });
     def!("children", |ctx: Ctx<'js>, id: f64| -> Result<Vec<f64>> {
@@ -258,4 +265,24 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         })
     });
     Ok(())
+}
+
+/// A 52-bit digest of a node's child list (the ids, in order), exact in a
+/// JavaScript number. A live `childNodes` or `children` list asks for it after
+/// the tree changed anywhere and rebuilds itself only when its own node's
+/// children changed: a script walking the tree while it edits one corner of it
+/// would otherwise rebuild every ancestor's list after every edit.
+fn child_signature(children: &[NodeId]) -> f64 {
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ children.len() as u64;
+    for id in children {
+        h = (h ^ id.as_u64()).wrapping_mul(0x0000_0100_0000_01b3);
+        h ^= h >> 29;
+    }
+    // murmur3's fmix64, so that every id bit reaches the bits kept.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    (h >> 12) as f64
 }
