@@ -10,12 +10,15 @@
 //! - outputs are compared ([`Check`]): text F1 between the two sides, screenshot
 //!   sizes and blocks, so faster cannot mean less work;
 //! - memory is whole-process PSS of a fresh worker against a fresh Chromium's
-//!   process tree ([`memory`]).
+//!   process tree ([`memory`]);
+//! - what scripts pay to cross into the DOM is timed inside the page on both
+//!   sides ([`crossing`]).
 //!
 //! Rows without a Chromium counterpart (gateway overhead, checkpoint cost, where
 //! a call's time goes) are in [`stages`].
 
 mod create;
+mod crossing;
 mod loads;
 mod memory;
 mod realpages;
@@ -131,6 +134,8 @@ struct Sizes {
     create: usize,
     corpus_rounds: usize,
     real_rounds: usize,
+    /// Runs of the JS → DOM crossing script on each side.
+    crossing_rounds: usize,
     /// Read the whole real-world corpus, not only the pages `make test` checks.
     whole_realworld: bool,
     screenshots: usize,
@@ -149,6 +154,7 @@ impl Sizes {
                 create: 20,
                 corpus_rounds: 2,
                 real_rounds: 3,
+                crossing_rounds: 3,
                 whole_realworld: false,
                 screenshots: 8,
                 memory: vec![1, 10],
@@ -163,6 +169,7 @@ impl Sizes {
                 create: 100,
                 corpus_rounds: 10,
                 real_rounds: 10,
+                crossing_rounds: 10,
                 whole_realworld: true,
                 screenshots: 30,
                 memory: vec![1, 10, 50],
@@ -186,6 +193,7 @@ impl Sizes {
             }
             sizes.corpus_rounds = 1;
             sizes.real_rounds = 1;
+            sizes.crossing_rounds = 1;
             sizes.whole_realworld = false;
             sizes.throughput_secs = 1;
             sizes.memory = vec![1, 2];
@@ -277,6 +285,8 @@ pub async fn run(config: &SuiteConfig) -> anyhow::Result<SuiteReport> {
     record(loads::corpus_rows(&b).await?);
     b.settle().await;
     record(realpages::sized_rows(&b).await?);
+    b.settle().await;
+    record(crossing::crossing_rows(&b).await?);
     b.settle().await;
     record(realpages::corpus_row(&b).await?);
     b.settle().await;
