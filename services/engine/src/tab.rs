@@ -160,7 +160,6 @@ fn navigate(open: Open, commit: Commit) {
     };
     with_tab(|tab| {
         tab.replace_document(&fetched.html, &fetched.url, fetched.xml);
-        crate::mutation::changed();
         tab.history
             .commit_document(&fetched.url, inline_html.clone(), commit);
         tab.doctype = doctype_of(&fetched.html);
