@@ -242,9 +242,10 @@ const FEATURES: &[Feature] = &[
         name: "output.text",
         implemented: true,
         gaps: "",
-        what: "title, innerText-like visible text, links, form fields",
+        what: "title, innerText-like visible text (text-transform and MathML's italic identifiers applied), links, form fields",
         checks: &[
             "layout",
+            "text",
             "loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text",
         ],
     },

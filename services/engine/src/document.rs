@@ -23,6 +23,9 @@ thread_local! {
     /// The engine's own user-agent rules (`css/forms.css`), parsed once.
     static FORMS_SHEET: UserAgentStylesheet =
         UserAgentStylesheet::parse(include_str!("css/forms.css"));
+    /// MathML's user-agent rules (`css/mathml.css`), parsed once.
+    static MATHML_SHEET: UserAgentStylesheet =
+        UserAgentStylesheet::parse(include_str!("css/mathml.css"));
 }
 
 /// The viewport a document lays out for: `width`×`height` CSS pixels at
@@ -49,6 +52,7 @@ pub(crate) fn build_document(
         ua_stylesheets: vec![
             UserAgentStylesheet::default_sheet(),
             FORMS_SHEET.with(Clone::clone),
+            MATHML_SHEET.with(Clone::clone),
         ],
         // No threads in the guest: Stylo must not touch its rayon pool.
         style_threading: StyleThreading::Sequential,
