@@ -71,6 +71,7 @@ const EVIDENCE: &[(&str, &[&str])] = &[
         &["MessageChannel", "FileReader", "ReadableStream"],
     ),
     ("frames", &["<iframe"]),
+    ("workers", &["new Worker("]),
     ("canvas", &["getContext"]),
     (
         "compat.feature-detection",

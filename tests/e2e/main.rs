@@ -33,3 +33,4 @@ mod sessions;
 mod state;
 mod traces;
 mod ts_client;
+mod workers;

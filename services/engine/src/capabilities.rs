@@ -310,10 +310,13 @@ const FEATURES: &[Feature] = &[
     },
     Feature {
         name: "workers",
-        implemented: false,
-        gaps: "Worker, SharedWorker and service workers are not defined (one JavaScript thread per tab): a page that needs one takes its own fallback path, if it has one (MkDocs' search does, and its fallback fails as it would in any browser without workers)",
+        implemented: true,
+        gaps: "dedicated workers run classic scripts in a realm of their own but on the tab's one thread: their tasks take turns with the page's, within the same time budgets; messages cross as JSON (no Map, Set, typed arrays or transfer lists); module workers, SharedWorker and service workers are not defined",
         what: "",
-        checks: &[],
+        checks: &[
+            "workers",
+            "a_worker_runs_in_its_own_realm_and_loads_relative_to_its_script",
+        ],
     },
     Feature {
         name: "frames",

@@ -61,7 +61,8 @@ const INDEXEDDB: Prelude = (
     ),
 );
 
-/// Network (fetch, XHR), encodings, crypto, forms data, history, dialogs.
+/// Network (fetch, XHR), encodings, crypto, forms data, history, dialogs,
+/// dedicated workers.
 const WEB: Prelude = (
     "web",
     concat!(
@@ -72,6 +73,7 @@ const WEB: Prelude = (
         include_str!("web/fetch.js"),
         include_str!("web/xhr.js"),
         include_str!("web/xml.js"),
+        include_str!("web/worker.js"),
         include_str!("web/messaging.js"),
     ),
 );

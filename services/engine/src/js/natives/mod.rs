@@ -24,6 +24,7 @@ mod history;
 mod http;
 mod indexeddb;
 mod nodes;
+mod realms;
 mod scripts;
 mod scrolling;
 mod selectors;
@@ -204,5 +205,6 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
     style::install(ctx, &native)?;
     scripts::install(ctx, &native)?;
     encoding::install(ctx, &native)?;
+    realms::install(ctx, &native)?;
     Ok(native)
 }

@@ -1,0 +1,1 @@
+function double(x) { return x * 2; }
