@@ -98,7 +98,8 @@ pub(super) fn run_next_task(ctx: &Ctx<'_>, hooks: &Object<'_>, limit: f64) -> Ra
 
 /// Run due tasks (and timers due within `horizon_ms` of page time from now)
 /// until none is left, at most `max_timers` timer callbacks and
-/// [`MAX_TASKS`] other tasks, or the deadline. Says how the loop ended.
+/// [`MAX_TASKS`] other tasks, or the deadline. Says how the loop ended:
+/// `Budget` only when the deadline stopped it.
 pub(super) fn run_tasks(
     ctx: &Ctx<'_>,
     hooks: &Object<'_>,
@@ -117,16 +118,20 @@ pub(super) fn run_tasks(
         }
         match run_next_task(ctx, hooks, limit) {
             Ran::Nothing => break,
+            // Past a cap the page is looping on timers or tasks (a retry
+            // with `setTimeout(f, 0)`, a `setInterval(f, 0)`): what was due
+            // ran, no script was stopped, and the loop goes on in the
+            // browser too, so the page is quiet, not out of budget.
             Ran::Timer => {
                 timers += 1;
                 if timers >= max_timers {
-                    return Settle::Budget;
+                    return Settle::Quiet;
                 }
             }
             Ran::Task => {
                 tasks += 1;
                 if tasks >= MAX_TASKS {
-                    return Settle::Budget;
+                    return Settle::Quiet;
                 }
             }
         }
