@@ -59,6 +59,10 @@ pub struct BenchConfig {
     /// With --realworld: only the pages `make test` checks.
     #[arg(long, env = "FLEET_BENCH_REALWORLD_SUBSET")]
     pub realworld_subset: bool,
+    /// With --realworld: only the page with this id (repeatable), e.g. to
+    /// check one fix against Chromium without running the whole corpus.
+    #[arg(long = "realworld-page", value_name = "ID")]
+    pub realworld_pages: Vec<String>,
     /// The folder scripts/realworld.sh installed the real-world pages into
     /// (default ~/.cache/servo-fleet/realworld); the suite's real-page rows and
     /// --realworld read them.
@@ -255,7 +259,14 @@ fn realworld_dir(config: &BenchConfig) -> anyhow::Result<PathBuf> {
 async fn realworld_run(config: &BenchConfig, fleet: &fleet::FleetConfig) -> anyhow::Result<()> {
     let pages_dir = realworld_dir(config)?;
     let corpus = realworld::Corpus::open(Path::new("tests/realworld"), &pages_dir)?;
-    let pages = corpus.pages(config.realworld_subset);
+    let mut pages = corpus.pages(config.realworld_subset);
+    if !config.realworld_pages.is_empty() {
+        pages.retain(|p| config.realworld_pages.contains(&p.id));
+        anyhow::ensure!(
+            pages.len() == config.realworld_pages.len(),
+            "--realworld-page names a page tests/realworld/pages.json does not have"
+        );
+    }
     let running = fleet::Fleet::start(fleet, 2).await?;
     let chromium = chromium::Chromium::launch(chromium::LaunchOptions {
         binary: config.chromium.clone(),
