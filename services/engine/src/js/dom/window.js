@@ -3,6 +3,8 @@
   // selection, channels, navigator, performance, screen and globals.
   // ---- window --------------------------------------------------------------
   const viewport = () => native.viewport();
+  // navigator.appVersion, and the user agent after `Mozilla/`.
+  const APP_VERSION = '5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
   // Media queries scripts test: viewport widths/heights, orientation, color
   // scheme (light) and reduced motion (no); anything else does not match.
   const mediaMatches = (media) => {
@@ -218,8 +220,11 @@
     matchMedia: (media) => new MediaQueryList(media),
     CSS: { escape: cssEscape, supports: cssSupports },
     navigator: Object.assign(Object.create(Navigator.prototype), {
-      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) servo-fleet/0.1 (Blitz; QuickJS)',
-      appName: 'Netscape', appVersion: '5.0', product: 'Gecko', vendor: '',
+      // Chromium's form, as Servo takes Firefox's: pages sniff it (MathJax 2
+      // disables itself for a browser it cannot name) and the engine is
+      // compared with Chromium; the last token says what it is.
+      userAgent: `Mozilla/${APP_VERSION} servo-fleet/0.1`,
+      appName: 'Netscape', appVersion: APP_VERSION, product: 'Gecko', vendor: '',
       platform: 'Linux x86_64', language: 'en-US', languages: ['en-US', 'en'],
       cookieEnabled: true, onLine: true, webdriver: true, hardwareConcurrency: 1, maxTouchPoints: 0,
       doNotTrack: null, pdfViewerEnabled: false, plugins: [], mimeTypes: [],
