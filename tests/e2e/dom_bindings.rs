@@ -5,20 +5,14 @@
 
 use std::time::Duration;
 
-use fleet_worker::host::{Source, Viewport};
+use fleet_worker::host::Source;
 
 /// Generous: each page below finishes in well under a second; before QuickJS's
 /// Map hash was fixed, the first took minutes.
 const BUDGET: Duration = Duration::from_secs(4);
 
 async fn load_text(html: &str) -> anyhow::Result<(String, Vec<String>, String)> {
-    let host = crate::harness::engine_host(1, &[])?;
-    let mut tab = host
-        .new_tab(Viewport {
-            width: 800,
-            height: 600,
-        })
-        .await?;
+    let (_host, mut tab) = crate::harness::engine_tab(&[]).await?;
     let summary = tab.load(Source::Html(html.into()), BUDGET).await?;
     let console = summary.console.iter().map(|c| c.text.clone()).collect();
     Ok((summary.text, console, format!("{:?}", summary.settle)))

@@ -57,6 +57,21 @@ pub fn engine_host(
     )
 }
 
+/// A one-tab engine host (see [`engine_host`]) and its tab, 800×600; keep
+/// the host alive while the tab is used.
+pub async fn engine_tab(
+    allow_private: &[&str],
+) -> anyhow::Result<(fleet_worker::host::EngineHost, fleet_worker::host::Tab)> {
+    let host = engine_host(1, allow_private)?;
+    let tab = host
+        .new_tab(fleet_worker::host::Viewport {
+            width: 800,
+            height: 600,
+        })
+        .await?;
+    Ok((host, tab))
+}
+
 /// A free loopback port for a process a test starts (outside the kernel's
 /// ephemeral range, see `fleet_bench::fleet::free_port`).
 pub fn free_port() -> u16 {

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use fleet_worker::host::{Source, Viewport};
+use fleet_worker::host::Source;
 
 const BUDGET: Duration = Duration::from_secs(10);
 
@@ -74,13 +74,7 @@ async fn site() -> String {
 async fn a_worker_runs_in_its_own_realm_and_loads_relative_to_its_script() -> anyhow::Result<()> {
     // covers: workers
     let base = site().await;
-    let host = crate::harness::engine_host(1, &["127.0.0.0/8"])?;
-    let mut tab = host
-        .new_tab(Viewport {
-            width: 800,
-            height: 600,
-        })
-        .await?;
+    let (_host, mut tab) = crate::harness::engine_tab(&["127.0.0.0/8"]).await?;
     let summary = tab
         .load(Source::Url(format!("{base}/page.html")), BUDGET)
         .await?;
@@ -99,13 +93,7 @@ async fn a_worker_runs_in_its_own_realm_and_loads_relative_to_its_script() -> an
 /// worker's) loads as usual.
 #[tokio::test(flavor = "multi_thread")]
 async fn worker_errors_reach_the_page_and_terminate_stops_it() -> anyhow::Result<()> {
-    let host = crate::harness::engine_host(1, &[])?;
-    let mut tab = host
-        .new_tab(Viewport {
-            width: 800,
-            height: 600,
-        })
-        .await?;
+    let (_host, mut tab) = crate::harness::engine_tab(&[]).await?;
     let page = "<!doctype html><title>w</title><p id=out>waiting</p><script>
         const lines = [];
         try { new Worker('http://203.0.113.9/w.js'); } catch (e) { lines.push(e.name); }
