@@ -35,23 +35,50 @@
 
   // Inline style: the style attribute, read and written as declarations, so
   // that `getAttribute('style')` and Stylo see the same text.
+  // A browser keeps only the declarations its CSS parser accepts: in a
+  // standards-mode page `width: 640` (no unit) is dropped, so `style.width`
+  // reads '' and libraries that size an unsized element by that (dygraphs)
+  // do. A declaration is dropped when Stylo knows the property (it parses
+  // `inherit`) but not the value; a property Stylo does not know is kept, as
+  // Chromium may. No regular expression here: it would replace the page's
+  // RegExp.$1. Parsed declarations are kept by the attribute's text.
+  const valueOf = (raw) => {
+    const bang = raw.lastIndexOf('!');
+    return bang >= 0 && raw.slice(bang + 1).trim().toLowerCase() === 'important' ? raw.slice(0, bang).trim() : raw;
+  };
+  const rejected = (name, value) => !name.startsWith('--') && native.doctype() === 'html'
+    && !native.cssSupports(name, value) && native.cssSupports(name, 'inherit');
+  const parsedStyles = new Map();
   const styleDeclarations = (el) => {
-    const out = [];
-    for (const decl of toText(el.getAttribute('style')).split(';')) {
-      const i = decl.indexOf(':');
-      if (i > 0) out.push([decl.slice(0, i).trim().toLowerCase(), decl.slice(i + 1).trim()]);
+    const text = toText(el.getAttribute('style'));
+    let parsed = parsedStyles.get(text);
+    if (!parsed) {
+      parsed = [];
+      for (const decl of text.split(';')) {
+        const i = decl.indexOf(':');
+        if (i <= 0) continue;
+        const name = decl.slice(0, i).trim().toLowerCase();
+        const raw = decl.slice(i + 1).trim();
+        const value = valueOf(raw);
+        if (!rejected(name, value)) parsed.push([name, value, value !== raw]);
+      }
+      if (parsedStyles.size >= 4096) parsedStyles.clear();
+      parsedStyles.set(text, parsed);
     }
-    return out;
+    // [name, value without `!important`, whether it was important]
+    return parsed.map(([n, v, important]) => [n, v, important]);
   };
   const writeStyle = (el, name, value) => {
-    const decls = styleDeclarations(el).filter(([n]) => n !== name);
     const v = toText(value).trim();
+    // `el.style.width = '640'` is ignored, as an invalid value is in browsers.
+    if (v !== '' && rejected(name, v)) return;
+    const decls = styleDeclarations(el).filter(([n]) => n !== name);
     if (v !== '') {
       const existing = styleDeclarations(el).findIndex(([n]) => n === name);
-      if (existing >= 0) decls.splice(existing, 0, [name, v]); else decls.push([name, v]);
+      if (existing >= 0) decls.splice(existing, 0, [name, v, false]); else decls.push([name, v, false]);
     }
     if (decls.length === 0 && v === '') { el.removeAttribute('style'); return; }
-    el.setAttribute('style', decls.map(([n, val]) => `${n}: ${val};`).join(' '));
+    el.setAttribute('style', decls.map(([n, val, important]) => `${n}: ${val}${important ? ' !important' : ''};`).join(' '));
   };
   class CSSStyleDeclaration {}
   class DOMStringMap {}
