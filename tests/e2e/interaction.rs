@@ -682,11 +682,7 @@ async fn the_event_loop_reports_how_it_settled() {
     let (out, _) = call(
         &client,
         "servo_navigate",
-        json!({"actions": [
-            {"url": format!("{site}/echo?x=1")},
-            {"url": format!("{site}/poll")},
-            {"html": "<title>retry</title><p>retrying</p><script>(function retry() { setTimeout(retry, 0); })()</script>"},
-        ]}),
+        json!({"actions": [{"url": format!("{site}/echo?x=1")}, {"url": format!("{site}/poll")}]}),
     )
     .await;
     assert_eq!(
@@ -696,13 +692,6 @@ async fn the_event_loop_reports_how_it_settled() {
     // A page polling every 5 s has run what was due; its poll stays pending.
     assert_eq!(
         out["responses"][1]["response"]["page"]["settle"], "quiet",
-        "{out:#}"
-    );
-    // A page retrying with `setTimeout(f, 0)` forever (Doxygen's navtree.js
-    // without its jQuery plugin) hits the cap on callbacks: it loops, as in
-    // a browser, but no script was stopped, so it is quiet, not out of budget.
-    assert_eq!(
-        out["responses"][2]["response"]["page"]["settle"], "quiet",
         "{out:#}"
     );
 }
