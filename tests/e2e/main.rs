@@ -11,6 +11,7 @@ mod capabilities;
 mod chart;
 mod dom_bindings;
 mod engine_state;
+mod event_loop;
 mod fencing;
 mod fidelity;
 mod fleet;
