@@ -65,16 +65,18 @@
       if (parsedStyles.size >= 4096) parsedStyles.clear();
       parsedStyles.set(text, parsed);
     }
-    // [name, value without `!important`, whether it was important]
-    return parsed.map(([n, v, important]) => [n, v, important]);
+    // [name, value without `!important`, whether it was important]; shared
+    // by every read of the same text, so callers must not change it.
+    return parsed;
   };
   const writeStyle = (el, name, value) => {
     const v = toText(value).trim();
     // `el.style.width = '640'` is ignored, as an invalid value is in browsers.
     if (v !== '' && rejected(name, v)) return;
-    const decls = styleDeclarations(el).filter(([n]) => n !== name);
+    const all = styleDeclarations(el);
+    const decls = all.filter(([n]) => n !== name);
     if (v !== '') {
-      const existing = styleDeclarations(el).findIndex(([n]) => n === name);
+      const existing = all.findIndex(([n]) => n === name);
       if (existing >= 0) decls.splice(existing, 0, [name, v, false]); else decls.push([name, v, false]);
     }
     if (decls.length === 0 && v === '') { el.removeAttribute('style'); return; }
@@ -117,8 +119,9 @@
     setText: (v) => el.setAttribute('style', v),
   });
   const readStyle = (el, name) => {
-    const found = styleDeclarations(el).reverse().find(([n]) => n === name);
-    return found ? found[1] : '';
+    const decls = styleDeclarations(el);
+    for (let i = decls.length - 1; i >= 0; i--) if (decls[i][0] === name) return decls[i][1];
+    return '';
   };
   const datasetProxy = (el) => new Proxy(Object.create(DOMStringMap.prototype), {
     get(_, key) { if (typeof key !== 'string') return undefined; const v = el.getAttribute('data-' + kebab(key)); return v === null ? undefined : v; },
