@@ -36,6 +36,37 @@ pub const MAX_FONT_BYTES: usize = 2 * 1024 * 1024;
 /// Most fonts one session may register.
 pub const MAX_FONTS_PER_SESSION: usize = 16;
 
+/// Limits of an HTTP tool request (`HttpRequest`), Servo MCP's: the gateway's
+/// schemas and validation and the worker's client all read these.
+pub mod http {
+    /// Largest request body, bytes (1 MiB).
+    pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+    /// Largest response body kept, bytes (2 MiB).
+    pub const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
+    /// Response body kept when the request names no limit, bytes (512 KiB).
+    pub const DEFAULT_RESPONSE_BYTES: usize = 512 * 1024;
+    /// Most redirects followed.
+    pub const MAX_REDIRECTS: usize = 5;
+    /// Most request headers.
+    pub const MAX_HEADERS: usize = 64;
+    /// Longest header name, characters.
+    pub const MAX_HEADER_NAME_CHARS: usize = 256;
+    /// Longest header value, characters.
+    pub const MAX_HEADER_VALUE_CHARS: usize = 8192;
+    /// Longest method token, characters.
+    pub const MAX_METHOD_CHARS: usize = 32;
+    /// Methods refused: the Fetch standard forbids them.
+    pub const FORBIDDEN_METHODS: [&str; 3] = ["CONNECT", "TRACE", "TRACK"];
+
+    /// Whether `s` is an HTTP token (RFC 9110 `tchar`s), as method and header
+    /// names must be.
+    pub fn is_token(s: &str) -> bool {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    }
+}
+
 /// Adds gRPC reflection (`grpc.reflection.v1` and `v1alpha`, for older
 /// clients) describing `fleet.v1` and `grpc.health.v1`, so tools such as grpcurl
 /// list and call a process's services without the .proto files.

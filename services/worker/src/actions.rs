@@ -34,7 +34,9 @@ pub(crate) fn page_of(output: &ActionOutput) -> Option<(String, String)> {
         action_output::Kind::Status(_)
         | action_output::Kind::Closed(_)
         | action_output::Kind::Font(_)
-        | action_output::Kind::Capabilities(_) => return None,
+        | action_output::Kind::Capabilities(_)
+        | action_output::Kind::Http(_)
+        | action_output::Kind::WebSearch(_) => return None,
     };
     Some((page.url.clone(), page.title.clone()))
 }
@@ -120,6 +122,7 @@ pub(crate) async fn execute(
                 Ok(families) => action_output::Kind::Font(pb::FontRegistered {
                     families,
                     font_count: u32::try_from(tab.fonts().len()).unwrap_or(u32::MAX),
+                    font_id: format!("font:{:06}", tab.fonts().len()),
                 }),
                 Err(reason) => {
                     return Err(Failure::new(
@@ -200,6 +203,12 @@ pub(crate) async fn execute(
             return Err(Failure::new(
                 ErrorCode::InvalidArgument,
                 "session status and close are answered by the gateway, not a worker",
+            ));
+        }
+        Kind::Http(_) | Kind::WebSearch(_) => {
+            return Err(Failure::new(
+                ErrorCode::InvalidArgument,
+                "HTTP requests and web searches belong to no session; they are sent with Worker/Http",
             ));
         }
     };

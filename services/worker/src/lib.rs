@@ -12,6 +12,7 @@ pub mod convert;
 pub mod deletion_cost;
 pub mod failure;
 pub mod host;
+pub mod http_tool;
 pub mod metrics_port;
 pub mod net;
 pub mod service;
@@ -49,6 +50,8 @@ pub struct Backends {
 #[derive(Clone)]
 pub struct Worker {
     sessions: Sessions,
+    /// The client pages fetch through; HTTP tools use it too.
+    fetcher: Fetcher,
     backends: Backends,
     config: WorkerConfig,
 }
@@ -70,7 +73,7 @@ impl Worker {
                 cache_dir: config.cache_dir(),
                 perf_map: config.perf_map,
             },
-            fetcher,
+            fetcher.clone(),
         )
         .context("starting the engine host")?;
         let worker_id = config.worker_id.clone().unwrap_or_else(|| {
@@ -96,6 +99,7 @@ impl Worker {
         );
         Ok(Self {
             sessions,
+            fetcher,
             backends,
             config,
         })
@@ -121,6 +125,7 @@ impl Worker {
         let grpc = fleet_proto::with_reflection(
             tonic::service::Routes::new(WorkerServer::new(service::WorkerService::new(
                 self.sessions.clone(),
+                self.fetcher.clone(),
             )))
             .add_service(health_svc),
         )

@@ -5,51 +5,46 @@
 //! operator listed its range), the connection pinned to the addresses we checked,
 //! and every redirect hop checked again. Bodies are capped while streaming.
 
-use std::net::SocketAddr;
+mod http_tool;
+mod resolve;
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::Url;
 
 pub use cookie_store::CookieStore;
 use cookie_store::RawCookie;
 pub use fleet_policy::{NetPolicy, Refused};
+pub use http_tool::{ToolRequest, ToolResponse};
+pub use resolve::{Lookup, SystemLookup};
 
 /// How many redirects one fetch follows.
 const MAX_REDIRECTS: usize = 10;
 
-/// Resolves names for reqwest and refuses the whole name if any address is not
-/// allowed, so a host cannot smuggle a private address among public ones. The
-/// addresses returned are the ones reqwest connects to: the check and the
-/// connection see the same answer (no DNS rebinding between them).
-struct PolicyResolver {
-    policy: Arc<NetPolicy>,
+/// What differs between following a page's request and an HTTP tool's.
+#[derive(Debug, Clone, Copy)]
+struct Hops {
+    /// Most redirects followed.
+    max_redirects: usize,
+    /// A page's request: the jar alone decides its cookies.
+    page: bool,
 }
 
-impl Resolve for PolicyResolver {
-    fn resolve(&self, name: Name) -> Resolving {
-        let policy = self.policy.clone();
-        Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let refused =
-                |m: String| -> Box<dyn std::error::Error + Send + Sync> { Box::new(Refused(m)) };
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await
-                .map_err(|e| refused(format!("could not resolve {host}: {e}")))?
-                .collect();
-            if addrs.is_empty() {
-                return Err(refused(format!("{host} has no addresses")));
-            }
-            for a in &addrs {
-                policy
-                    .check_ip(a.ip())
-                    .map_err(|e| refused(format!("{host}: {}", e.0)))?;
-            }
-            let addrs: Addrs = Box::new(addrs.into_iter());
-            Ok(addrs)
-        })
-    }
+/// The last response of an exchange, its body unread.
+struct Last {
+    response: reqwest::Response,
+    /// Whether a redirect led to it.
+    redirected: bool,
+}
+
+/// A response's headers as name/value text, one pair per value; values that
+/// are not text are left out.
+fn header_pairs(resp: &reqwest::Response) -> Vec<(String, String)> {
+    resp.headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect()
 }
 
 /// A request from the engine.
@@ -92,12 +87,23 @@ pub struct Fetcher {
 impl Fetcher {
     /// Builds the client. Redirects are followed here, hop by hop, not by reqwest.
     pub fn new(policy: NetPolicy, max_body: usize) -> anyhow::Result<Self> {
+        Self::with_lookup(policy, max_body, Arc::new(SystemLookup))
+    }
+
+    /// Builds the client over `lookup` instead of the system resolver (tests
+    /// script one to answer differently each time).
+    pub fn with_lookup(
+        policy: NetPolicy,
+        max_body: usize,
+        lookup: Arc<dyn Lookup>,
+    ) -> anyhow::Result<Self> {
         let policy = Arc::new(policy);
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(Arc::new(PolicyResolver {
-                policy: policy.clone(),
-            }))
+            .dns_resolver(Arc::new(resolve::PolicyResolver::new(
+                policy.clone(),
+                lookup,
+            )))
             .no_proxy()
             .user_agent(concat!("servo-fleet/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
@@ -137,22 +143,55 @@ impl Fetcher {
         req: FetchRequest,
         jar: &mut CookieStore,
     ) -> Result<FetchResponse, Refused> {
+        let last = self
+            .exchange(
+                req,
+                jar,
+                Hops {
+                    max_redirects: MAX_REDIRECTS,
+                    page: true,
+                },
+            )
+            .await?;
+        let resp = last.response;
+        let headers = header_pairs(&resp);
+        let status = resp.status().as_u16();
+        let url = resp.url().to_string();
+        let body = self.read_capped(resp).await?;
+        Ok(FetchResponse {
+            status,
+            url,
+            headers,
+            body,
+        })
+    }
+
+    /// Sends `req`, following redirects as `hops` says with the policy
+    /// checked at every hop, and returns the last response unread.
+    async fn exchange(
+        &self,
+        req: FetchRequest,
+        jar: &mut CookieStore,
+        hops: Hops,
+    ) -> Result<Last, Refused> {
         let mut url =
             Url::parse(&req.url).map_err(|e| Refused(format!("invalid URL {:?}: {e}", req.url)))?;
         let mut method = reqwest::Method::from_bytes(req.method.as_bytes())
             .map_err(|_| Refused(format!("invalid HTTP method {:?}", req.method)))?;
-        if matches!(method.as_str(), "CONNECT" | "TRACE" | "TRACK") {
+        if fleet_proto::http::FORBIDDEN_METHODS.contains(&method.as_str()) {
             return Err(Refused(format!("the HTTP method {method} is not allowed")));
         }
         // A page may not set Cookie itself (a forbidden header); the jar does.
+        // An HTTP tool's caller may: it has no jar.
         let mut headers: Vec<(String, String)> = req
             .headers
             .into_iter()
-            .filter(|(k, _)| !k.eq_ignore_ascii_case("cookie"))
+            .filter(|(k, _)| !(hops.page && k.eq_ignore_ascii_case("cookie")))
             .collect();
         let mut body = req.body;
         let follow = req.follow_redirects;
-        for _ in 0..=MAX_REDIRECTS {
+        let mut redirected = false;
+        for _ in 0..=hops.max_redirects {
             self.policy.check_url(&url)?;
             let mut builder = self.client.request(method.clone(), url.clone());
             for (k, v) in &headers {
@@ -178,51 +217,54 @@ impl Fetcher {
                 .filter_map(|v| RawCookie::parse(v.to_owned()).ok());
             jar.store_response_cookies(set_cookies, &url);
             let status = resp.status();
-            if follow
-                && status.is_redirection()
-                && let Some(loc) = resp.headers().get(reqwest::header::LOCATION)
-            {
-                let loc = loc
-                    .to_str()
-                    .map_err(|_| Refused("a redirect had an unreadable Location".into()))?;
-                let next = url
-                    .join(loc)
-                    .map_err(|e| Refused(format!("a redirect to {loc:?} is not a URL: {e}")))?;
-                if next.origin() != url.origin() {
-                    // Credentials meant for one origin never follow a redirect to another.
-                    headers.retain(|(k, _)| {
-                        !matches!(
-                            k.to_ascii_lowercase().as_str(),
-                            "authorization" | "cookie" | "proxy-authorization"
-                        )
-                    });
-                }
-                if status == reqwest::StatusCode::SEE_OTHER
-                    || ((status == reqwest::StatusCode::MOVED_PERMANENTLY
-                        || status == reqwest::StatusCode::FOUND)
-                        && method == reqwest::Method::POST)
-                {
-                    method = reqwest::Method::GET;
-                    body = None;
-                }
-                url = next;
-                continue;
-            }
-            let final_url = resp.url().to_string();
-            let headers = resp
+            let Some(loc) = resp
                 .headers()
-                .iter()
-                .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-                .collect();
-            let body = self.read_capped(resp).await?;
-            return Ok(FetchResponse {
-                status: status.as_u16(),
-                url: final_url,
-                headers,
-                body,
-            });
+                .get(reqwest::header::LOCATION)
+                .filter(|_| follow && status.is_redirection())
+            else {
+                return Ok(Last {
+                    response: resp,
+                    redirected,
+                });
+            };
+            let loc = loc
+                .to_str()
+                .map_err(|_| Refused("a redirect had an unreadable Location".into()))?;
+            let next = url
+                .join(loc)
+                .map_err(|e| Refused(format!("a redirect to {loc:?} is not a URL: {e}")))?;
+            if next.origin() != url.origin() {
+                // Credentials meant for one origin never follow a redirect to another.
+                headers.retain(|(k, _)| {
+                    !matches!(
+                        k.to_ascii_lowercase().as_str(),
+                        "authorization" | "cookie" | "proxy-authorization"
+                    )
+                });
+            }
+            // The Fetch standard: 303 turns anything but HEAD into a GET,
+            // 301 and 302 turn a POST into one; the body goes with it.
+            if (status == reqwest::StatusCode::SEE_OTHER && method != reqwest::Method::HEAD)
+                || ((status == reqwest::StatusCode::MOVED_PERMANENTLY
+                    || status == reqwest::StatusCode::FOUND)
+                    && method == reqwest::Method::POST)
+            {
+                method = reqwest::Method::GET;
+                body = None;
+                headers.retain(|(k, _)| {
+                    !matches!(
+                        k.to_ascii_lowercase().as_str(),
+                        "content-type" | "content-length" | "content-encoding" | "content-language"
+                    )
+                });
+            }
+            url = next;
+            redirected = true;
         }
-        Err(Refused(format!("more than {MAX_REDIRECTS} redirects")))
+        Err(Refused(format!(
+            "more than {} redirects",
+            hops.max_redirects
+        )))
     }
 
     async fn read_capped(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, Refused> {

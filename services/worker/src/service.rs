@@ -2,26 +2,39 @@
 
 use fleet_proto::REFUSED_MARKER;
 use fleet_proto::v1::{
-    RunRequest, RunResponse, WorkerInfoRequest, WorkerInfoResponse, run_response,
+    HttpRunRequest, RunRequest, RunResponse, WorkerInfoRequest, WorkerInfoResponse, run_response,
     worker_server::Worker,
 };
 use tonic::{Request, Response, Status};
 use tracing::Instrument as _;
 
 use crate::failure::RunError;
+use crate::net::Fetcher;
 use crate::sessions::Sessions;
 
 /// The gRPC face of a worker.
 #[derive(Clone)]
 pub struct WorkerService {
     sessions: Sessions,
+    fetcher: Fetcher,
 }
 
 impl WorkerService {
-    /// Serves `sessions`.
-    pub fn new(sessions: Sessions) -> Self {
-        Self { sessions }
+    /// Serves `sessions`, and HTTP tool requests through `fetcher`.
+    pub fn new(sessions: Sessions, fetcher: Fetcher) -> Self {
+        Self { sessions, fetcher }
     }
+}
+
+/// Refuses a call that did not run, with the marker that lets the gateway
+/// send it to another worker.
+fn refused(reason: String) -> Status {
+    let mut status = Status::unavailable(reason);
+    status.metadata_mut().insert(
+        REFUSED_MARKER,
+        tonic::metadata::MetadataValue::from_static("1"),
+    );
+    status
 }
 
 #[tonic::async_trait]
@@ -54,16 +67,43 @@ impl Worker for WorkerService {
         let outcome = match result {
             Ok(output) => run_response::Outcome::Output(output),
             Err(RunError::Failed(failure)) => run_response::Outcome::Error(failure.into_proto()),
-            Err(RunError::Refused(reason)) => {
-                // Nothing ran: the marker tells the gateway it may send the call
-                // to another worker.
-                let mut status = Status::unavailable(reason);
-                status.metadata_mut().insert(
-                    REFUSED_MARKER,
-                    tonic::metadata::MetadataValue::from_static("1"),
-                );
-                return Err(status);
-            }
+            // Nothing ran: the gateway may send the call to another worker.
+            Err(RunError::Refused(reason)) => return Err(refused(reason)),
+        };
+        Ok(Response::new(RunResponse {
+            outcome: Some(outcome),
+            worker_id: self.sessions.worker_id().to_owned(),
+        }))
+    }
+
+    async fn http(
+        &self,
+        request: Request<HttpRunRequest>,
+    ) -> Result<Response<RunResponse>, Status> {
+        let span = tracing::info_span!("worker.http");
+        fleet_telemetry::trace::set_parent(&span, |name| {
+            request
+                .metadata()
+                .get(name)?
+                .to_str()
+                .ok()
+                .map(str::to_owned)
+        });
+        if self.sessions.draining() {
+            return Err(refused("this worker is draining".into()));
+        }
+        let req = request.into_inner();
+        let started = std::time::Instant::now();
+        let result = crate::http_tool::run(&self.fetcher, req)
+            .instrument(span)
+            .await;
+        fleet_telemetry::counter!("fleet_worker_http_requests_total", "outcome" => if result.is_ok() { "ok" } else { "failed" })
+            .increment(1);
+        fleet_telemetry::histogram!("fleet_worker_http_seconds")
+            .record(started.elapsed().as_secs_f64());
+        let outcome = match result {
+            Ok(output) => run_response::Outcome::Output(output),
+            Err(failure) => run_response::Outcome::Error(failure.into_proto()),
         };
         Ok(Response::new(RunResponse {
             outcome: Some(outcome),
