@@ -211,6 +211,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 args.store.session_ttl_ms(),
             )
             .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs))
+            .with_read_only(args.gateway.read_only)
+            .with_search(args.gateway.search())
             .with_grace(args.gateway.grace())
             .with_limits(
                 args.gateway.tenant_defaults(),
@@ -331,6 +333,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let dispatcher = Dispatcher::new(store, routing, policy, args.store.session_ttl_ms())
         .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs))
+        .with_read_only(args.gateway.read_only)
+        .with_search(args.gateway.search())
         .with_grace(args.gateway.grace())
         .with_limits(
             args.gateway.tenant_defaults(),

@@ -4,7 +4,7 @@
 pub const DEFAULT_PENDING_WINDOW_SECS: u64 = 30;
 
 /// Settings of a gateway, shared by `servo-fleet gateway` and `servo-fleet serve`.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct GatewayConfig {
     /// `Host` header values the MCP endpoint accepts (DNS-rebinding protection),
     /// comma-separated, e.g. `fleet.example.com,fleet.example.com:443`. Empty: any
@@ -26,6 +26,51 @@ pub struct GatewayConfig {
         value_delimiter = ','
     )]
     pub allowed_origins: Vec<String>,
+
+    /// Offer only tools without effects outside the tab: no scripts, clicks,
+    /// typing, keys or option choices (a page may submit on any of them) and
+    /// no HTTP methods but GET, HEAD and OPTIONS. The other tools are not
+    /// listed and their actions are refused, over MCP and gRPC alike.
+    #[arg(long = "read-only", env = "FLEET_READ_ONLY")]
+    pub read_only: bool,
+
+    /// Google's result page for `servo_web_search` (tests point the
+    /// providers at loopback servers).
+    #[arg(
+        long = "search-google-url",
+        env = "FLEET_SEARCH_GOOGLE_URL",
+        default_value = "https://www.google.com/search"
+    )]
+    pub search_google_url: url::Url,
+
+    /// Bing's result page (read as RSS) for `servo_web_search`.
+    #[arg(
+        long = "search-bing-url",
+        env = "FLEET_SEARCH_BING_URL",
+        default_value = "https://www.bing.com/search"
+    )]
+    pub search_bing_url: url::Url,
+
+    /// DuckDuckGo's HTML result page for `servo_web_search`.
+    #[arg(
+        long = "search-duckduckgo-url",
+        env = "FLEET_SEARCH_DUCKDUCKGO_URL",
+        default_value = "https://html.duckduckgo.com/html/"
+    )]
+    pub search_duckduckgo_url: url::Url,
+
+    /// Yandex's result page for `servo_web_search`.
+    #[arg(
+        long = "search-yandex-url",
+        env = "FLEET_SEARCH_YANDEX_URL",
+        default_value = "https://yandex.com/search/"
+    )]
+    pub search_yandex_url: url::Url,
+
+    /// Time one search provider may take, ms (100–15000).
+    #[arg(long = "search-timeout-ms", env = "FLEET_SEARCH_TIMEOUT_MS", default_value_t = 8000,
+          value_parser = clap::value_parser!(u32).range(100..=15000))]
+    pub search_timeout_ms: u32,
 
     /// Overall time limit of one request to the gateway, seconds (covers up to 20
     /// actions running concurrently, each within its own budget).
@@ -139,6 +184,17 @@ pub struct GatewayConfig {
 }
 
 impl GatewayConfig {
+    /// Where `servo_web_search` asks.
+    pub fn search(&self) -> crate::search::SearchConfig {
+        crate::search::SearchConfig {
+            google: self.search_google_url.clone(),
+            bing: self.search_bing_url.clone(),
+            duckduckgo: self.search_duckduckgo_url.clone(),
+            yandex: self.search_yandex_url.clone(),
+            timeout_ms: self.search_timeout_ms,
+        }
+    }
+
     /// The OIDC provider, when one is configured; an error names what is missing.
     pub fn oidc(&self) -> anyhow::Result<Option<crate::oidc::OidcConfig>> {
         let Some(issuer) = self.oidc_issuer.clone().filter(|i| !i.is_empty()) else {

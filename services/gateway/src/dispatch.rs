@@ -10,6 +10,7 @@
 
 mod answers;
 mod forward;
+mod http;
 mod placement;
 mod sessions;
 
@@ -44,6 +45,10 @@ pub struct Dispatcher {
     recent: Arc<Recent>,
     /// Tenant limits, when enforced.
     limits: Option<Arc<Limits>>,
+    /// Refuse actions with effects outside the tab (`--read-only`).
+    read_only: bool,
+    /// Where web search asks.
+    search: Arc<crate::search::SearchConfig>,
 }
 
 impl Dispatcher {
@@ -65,7 +70,31 @@ impl Dispatcher {
             channels: Arc::default(),
             recent: Arc::new(Recent::new(Grace::default())),
             limits: None,
+            read_only: false,
+            search: Arc::new(crate::search::SearchConfig::default()),
         }
+    }
+
+    /// Asks the given search providers.
+    pub fn with_search(mut self, search: crate::search::SearchConfig) -> Self {
+        self.search = Arc::new(search);
+        self
+    }
+
+    /// Where web search asks.
+    pub(crate) fn search_config(&self) -> &crate::search::SearchConfig {
+        &self.search
+    }
+
+    /// Refuses actions with effects outside the tab ([`crate::read_only`]).
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Whether the gateway runs read-only.
+    pub fn read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Enforces tenant limits: `defaults` where a tenant has none stored,
@@ -152,8 +181,14 @@ impl Dispatcher {
     ) -> Result<ExecuteResponse, GatewayError> {
         let started = std::time::Instant::now();
         validate(&actions)?;
+        if self.read_only {
+            crate::read_only::check(&actions)?;
+        }
         if let Some(limits) = &self.limits {
-            let new = actions.iter().filter(|a| a.session_id.is_empty()).count();
+            let new = actions
+                .iter()
+                .filter(|a| a.session_id.is_empty() && !is_sessionless(a))
+                .count();
             limits.admit_sessions(tenant, new).await?;
         }
         self.check_addresses(&actions).await?;
@@ -197,14 +232,14 @@ impl Dispatcher {
     /// anything is created.
     async fn check_addresses(&self, actions: &[BrowserAction]) -> Result<(), GatewayError> {
         for (i, a) in actions.iter().enumerate() {
-            if let Some(pb::Action {
-                kind:
-                    Some(Kind::Navigate(pb::Navigate {
-                        target: Some(pb::navigate::Target::Url(u)),
-                    })),
-                ..
-            }) = &a.action
-            {
+            let url = match a.action.as_ref().and_then(|a| a.kind.as_ref()) {
+                Some(Kind::Navigate(pb::Navigate {
+                    target: Some(pb::navigate::Target::Url(u)),
+                })) => Some(u),
+                Some(Kind::Http(h)) => Some(&h.url),
+                _ => None,
+            };
+            if let Some(u) = url {
                 let url = url::Url::parse(u)
                     .map_err(|e| GatewayError::Invalid(format!("actions[{i}].url: {e}")))?;
                 check_resolved(&self.policy, &url)
@@ -223,10 +258,24 @@ impl Dispatcher {
         a: BrowserAction,
     ) -> ActionResponse {
         let span = tracing::info_span!("action", index);
-        let resolved = self
-            .resolve_and_run(tenant, workers, a)
-            .instrument(span)
-            .await;
+        let resolved = if is_sessionless(&a) {
+            // No session: the answer carries no session ID.
+            let action = a.action.unwrap_or_default();
+            let out = match action.kind {
+                Some(Kind::WebSearch(search)) => {
+                    self.web_search(tenant, workers, search)
+                        .instrument(span)
+                        .await
+                }
+                _ => self.http(tenant, workers, action).instrument(span).await,
+            };
+            out.map(|out| (String::new(), out))
+                .map_err(|e| (String::new(), e))
+        } else {
+            self.resolve_and_run(tenant, workers, a)
+                .instrument(span)
+                .await
+        };
         let (session_id, outcome) = match resolved {
             Ok((id, out)) => (id, Outcome::Output(out)),
             Err((id, err)) => (id, Outcome::Error(err)),
@@ -260,4 +309,12 @@ impl Dispatcher {
     pub async fn sweep_expired(&self) -> Result<u64, GatewayError> {
         Ok(self.store.delete_expired().await?)
     }
+}
+
+/// Whether an action belongs to no session (HTTP requests, web searches).
+fn is_sessionless(a: &BrowserAction) -> bool {
+    matches!(
+        a.action.as_ref().and_then(|a| a.kind.as_ref()),
+        Some(Kind::Http(_) | Kind::WebSearch(_))
+    )
 }

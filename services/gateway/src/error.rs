@@ -173,6 +173,7 @@ pub fn code_name(code: ErrorCode) -> &'static str {
         ErrorCode::Unavailable => "UNAVAILABLE",
         ErrorCode::NetworkRefused => "NETWORK_REFUSED",
         ErrorCode::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        ErrorCode::UpstreamFailed => "UPSTREAM_FAILED",
         ErrorCode::Internal | ErrorCode::Unspecified => "INTERNAL",
     }
 }
@@ -187,6 +188,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         ErrorCode::Unavailable => 503,
         ErrorCode::NetworkRefused => 403,
         ErrorCode::ResourceExhausted => 429,
+        ErrorCode::UpstreamFailed => 502,
         ErrorCode::EngineFailed | ErrorCode::Internal | ErrorCode::Unspecified => 500,
     }
 }

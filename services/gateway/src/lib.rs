@@ -10,10 +10,13 @@ pub mod dispatch;
 pub mod error;
 pub mod grpc;
 pub mod limits;
+mod markup;
 pub mod mcp;
 pub mod oidc;
+pub mod read_only;
 pub mod recent;
 pub mod scaling;
+pub mod search;
 pub mod validate;
 
 use axum::serve::ListenerExt as _;

@@ -7,6 +7,7 @@
 
 mod args;
 mod render;
+mod schema;
 mod tools;
 
 use fleet_store::Tenant;
@@ -20,8 +21,8 @@ use serde_json::Value;
 use tracing::Instrument as _;
 
 use crate::dispatch::Dispatcher;
-use args::{parse_call, parse_limit};
-use tools::{LIST_TOOL, ToolKind};
+use args::{parse_call, parse_limit, parse_search};
+use tools::{LIST_TOOL, SEARCH_TOOL, ToolKind};
 
 /// The MCP server: one per request in stateless mode, so it holds only handles.
 #[derive(Clone)]
@@ -50,7 +51,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::all()))
+        Ok(ListToolsResult::with_all_items(schema::all(
+            self.dispatcher.read_only(),
+        )))
     }
 
     async fn call_tool(
@@ -59,9 +62,18 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = ToolKind::from_name(&request.name);
-        if tool.is_none() && request.name != LIST_TOOL {
+        if tool.is_none() && request.name != LIST_TOOL && request.name != SEARCH_TOOL {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool {:?}", request.name),
+                None,
+            ));
+        }
+        if self.dispatcher.read_only() && tool.is_some_and(|t| t.spec().outside) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "{} can have effects outside the tab and is not offered: this gateway is read-only (--read-only)",
+                    request.name
+                ),
                 None,
             ));
         }
@@ -75,6 +87,12 @@ impl ServerHandler for McpServer {
                 ErrorData::internal_error("unauthenticated request reached a tool", None)
             })?;
         let Some(tool) = tool else {
+            if request.name == SEARCH_TOOL {
+                return Ok(self
+                    .search(&tenant, request.arguments.as_ref())
+                    .await
+                    .into());
+            }
             return Ok(self.list(&tenant, request.arguments.as_ref()).await.into());
         };
         // The trace: `params._meta.traceparent` if the client sent one, else
@@ -113,6 +131,18 @@ impl ServerHandler for McpServer {
 }
 
 impl McpServer {
+    /// Answers `servo_web_search`.
+    async fn search(&self, tenant: &Tenant, args: Option<&JsonObject>) -> CallToolResult {
+        let action = match parse_search(args) {
+            Ok(a) => a,
+            Err(e) => return e.to_tool_result(),
+        };
+        match self.dispatcher.execute(tenant, vec![action]).await {
+            Ok(resp) => render::search(resp),
+            Err(e) => e.to_tool_result(),
+        }
+    }
+
     /// Answers `servo_session_list`.
     async fn list(&self, tenant: &Tenant, args: Option<&JsonObject>) -> CallToolResult {
         let limit = match parse_limit(args) {

@@ -3,6 +3,8 @@
 //! checks all read. A bad call is refused with the field and the limit named,
 //! and nothing is created or stored.
 
+mod http;
+
 use std::collections::HashMap;
 
 use fleet_policy::check_form;
@@ -13,6 +15,8 @@ use crate::error::GatewayError;
 
 /// Most actions in one call.
 pub const MAX_ACTIONS: usize = 20;
+/// Longest base64 text of a font: [`MAX_FONT_BYTES`] encoded.
+pub const MAX_FONT_BASE64_CHARS: usize = MAX_FONT_BYTES.div_ceil(3) * 4;
 /// Largest inline HTML document, bytes of UTF-8 (1 MiB).
 pub const MAX_HTML_BYTES: usize = 1024 * 1024;
 /// Largest script, bytes of UTF-8 (64 KiB).
@@ -141,22 +145,26 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
                     ));
                 }
             }
-            Some(Kind::Status(_) | Kind::Close(_)) => {
+            Some(Kind::Http(http)) => http::validate_http(i, a, http)?,
+            Some(Kind::WebSearch(search)) => http::validate_search(i, a, search)?,
+            Some(Kind::Close(_)) => {
                 if a.session_id.is_empty() {
                     return invalid(format!(
-                        "actions[{i}].sessionID is required: it names the session to report on or close"
+                        "actions[{i}].sessionID is required: it names the session to close"
                     ));
                 }
             }
             Some(Kind::RegisterFont(font)) => {
                 if font.data.is_empty() || font.data.len() > MAX_FONT_BYTES {
                     return invalid(format!(
-                        "actions[{i}].data is {} bytes; a font must be 1 to {MAX_FONT_BYTES} bytes (2 MiB)",
+                        "actions[{i}].fontBase64 decodes to {} bytes; a font must be 1 to {MAX_FONT_BYTES} bytes (2 MiB)",
                         font.data.len()
                     ));
                 }
             }
-            Some(Kind::Inspect(_) | Kind::Screenshot(_) | Kind::Capabilities(_)) => {}
+            Some(
+                Kind::Inspect(_) | Kind::Screenshot(_) | Kind::Capabilities(_) | Kind::Status(_),
+            ) => {}
             Some(kind) => validate_page_action(i, &a.session_id, kind)?,
         }
     }

@@ -61,7 +61,7 @@ impl Dispatcher {
         }
     }
 
-    fn channel(&self, worker: &WorkerInfo) -> Result<Channel, ActionError> {
+    pub(super) fn channel(&self, worker: &WorkerInfo) -> Result<Channel, ActionError> {
         let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(c) = channels.get(&worker.address) {
             return Ok(c.clone());
@@ -92,15 +92,7 @@ impl Dispatcher {
             .max_decoding_message_size(64 << 20)
             .max_encoding_message_size(64 << 20);
         let span = tracing::info_span!("worker.call", worker = %worker.id);
-        let mut request = tonic::Request::new(req);
-        for (name, value) in fleet_telemetry::trace::traceparent(&span) {
-            if let (Ok(name), Ok(value)) = (
-                tonic::metadata::MetadataKey::from_bytes(name.as_bytes()),
-                value.parse(),
-            ) {
-                request.metadata_mut().insert(name, value);
-            }
-        }
+        let request = traced(req, &span);
         // The gRPC hop's share of a call is this minus the worker's own
         // `fleet_worker_run_seconds`.
         let sent = std::time::Instant::now();
@@ -126,12 +118,27 @@ impl Dispatcher {
     }
 }
 
+/// A worker request carrying `span`'s trace context, so the worker's spans
+/// join the caller's trace.
+pub(super) fn traced<T>(req: T, span: &tracing::Span) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(req);
+    for (name, value) in fleet_telemetry::trace::traceparent(span) {
+        if let (Ok(name), Ok(value)) = (
+            tonic::metadata::MetadataKey::from_bytes(name.as_bytes()),
+            value.parse(),
+        ) {
+            request.metadata_mut().insert(name, value);
+        }
+    }
+    request
+}
+
 /// A worker provably did not run a call.
-struct NotRun;
+pub(super) struct NotRun;
 
 /// Whether a failed worker call certainly did not execute: the worker refused it
 /// with the marker, or the connection was never made.
-fn never_ran(status: &tonic::Status) -> bool {
+pub(super) fn never_ran(status: &tonic::Status) -> bool {
     if status.metadata().get(REFUSED_MARKER).is_some() {
         return true;
     }

@@ -29,6 +29,13 @@ pub(super) fn take_worker(workers: &Mutex<Vec<WorkerInfo>>) -> Option<WorkerInfo
     Some(w.clone())
 }
 
+/// The least loaded worker, for work that belongs to no session (it is not
+/// counted against the worker: it holds no tab).
+pub(super) fn least_loaded(workers: &Mutex<Vec<WorkerInfo>>) -> Option<WorkerInfo> {
+    let ws = workers.lock().unwrap_or_else(|p| p.into_inner());
+    pick_worker(&ws).or_else(|| ws.first()).cloned()
+}
+
 /// Keeps a worker that failed this call from being picked again in it.
 pub(super) fn exclude(workers: &Mutex<Vec<WorkerInfo>>, id: &str) {
     let mut ws = workers.lock().unwrap_or_else(|p| p.into_inner());

@@ -58,6 +58,17 @@ impl Dispatcher {
         };
         let worker = &worker;
         let viewport = viewport.unwrap_or(DEFAULT_VIEWPORT);
+        // A status on no session opens a blank tab (the worker creates it on
+        // any action; inspecting a blank page is the cheapest) and reports it.
+        let status_of_new = matches!(action.kind, Some(Kind::Status(_)));
+        let action = if status_of_new {
+            pb::Action {
+                kind: Some(Kind::Inspect(pb::Inspect {})),
+                ..action
+            }
+        } else {
+            action
+        };
         // Route first: with Redis away nothing is written at all; with the
         // database away the fresh route is taken back.
         let route = async {
@@ -77,18 +88,21 @@ impl Dispatcher {
                 )
                 .await;
             match created {
-                Ok(row) => self.recent.saw_session(row),
+                Ok(row) => {
+                    self.recent.saw_session(row.clone());
+                    Ok((route, row))
+                }
                 Err(e) => {
                     if let Err(forget) = self.routing.forget(id).await {
                         tracing::warn!(error = %forget, session = %id, "could not take back the route of a session that was not created");
                     }
-                    return Err(store_fail(e));
+                    Err(store_fail(e))
                 }
             }
-            Ok(route)
         }
         .instrument(tracing::info_span!("routing"))
         .await?;
+        let (route, row) = route;
         self.recent.claimed(id, route.clone());
         let req = pb::RunRequest {
             session_id: id.to_owned(),
@@ -98,7 +112,11 @@ impl Dispatcher {
             viewport: Some(viewport),
             action: Some(action),
         };
-        self.send(workers, worker.clone(), 0, req).await
+        let out = self.send(workers, worker.clone(), 0, req).await?;
+        if status_of_new {
+            return Ok(status(&row, true));
+        }
+        Ok(out)
     }
 
     async fn existing_run(

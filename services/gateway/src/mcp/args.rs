@@ -8,7 +8,7 @@ use fleet_proto::v1::{self as pb, BrowserAction, action::Kind};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::tools::ToolKind;
+use super::tools::{Sessions, ToolKind};
 use crate::error::GatewayError;
 use crate::validate::{DEFAULT_VIEWPORT, MAX_ACTIONS};
 
@@ -96,9 +96,10 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         .as_object()
         .ok_or_else(|| invalid(format!("actions[{i}] must be an object")))?;
     let (props, _) = tool.fields();
+    let sessions = tool.sessions();
     let allowed = |k: &str| {
-        matches!(k, "sessionID")
-            || (!tool.existing_only() && matches!(k, "width" | "height"))
+        (sessions != Sessions::None && k == "sessionID")
+            || (sessions == Sessions::Any && matches!(k, "width" | "height"))
             || props.get(k).is_some()
     };
     if let Some(k) = obj.keys().find(|k| !allowed(k)) {
@@ -177,9 +178,17 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         }),
         ToolKind::Status => Kind::Status(pb::SessionStatus {}),
         ToolKind::Close => Kind::Close(pb::CloseSession {}),
-        ToolKind::Click => Kind::Click(pb::Click {
-            target: parse_target(i, obj)?,
-        }),
+        ToolKind::Click => {
+            // Servo MCP's clicks name a button; the engine presses the primary one.
+            if let Some(b) = int("button")?.filter(|b| *b != 0) {
+                return Err(invalid(format!(
+                    "actions[{i}].button is {b}; only 0, the primary button, is supported"
+                )));
+            }
+            Kind::Click(pb::Click {
+                target: parse_target(i, obj)?,
+            })
+        }
         ToolKind::Type => Kind::Type(pb::Type {
             target: parse_target(i, obj)?,
             text: string("text")?
@@ -196,18 +205,28 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
             key: string("key")?.ok_or_else(|| invalid(format!("actions[{i}].key is required")))?,
         }),
         ToolKind::Scroll => {
-            let number = |k: &str| -> Result<f64, GatewayError> {
+            let number = |k: &str| -> Result<Option<f64>, GatewayError> {
                 match obj.get(k) {
-                    None | Some(Value::Null) => Ok(0.0),
+                    None | Some(Value::Null) => Ok(None),
                     Some(v) => v
                         .as_f64()
+                        .map(Some)
                         .ok_or_else(|| invalid(format!("actions[{i}].{k} must be a number"))),
+                }
+            };
+            // `deltaX`/`deltaY` are Servo MCP's names for the same distances.
+            let either = |ours: &str, seeds: &str| -> Result<f64, GatewayError> {
+                match (number(ours)?, number(seeds)?) {
+                    (Some(_), Some(_)) => Err(invalid(format!(
+                        "actions[{i}] gives both {ours} and {seeds}; they are the same distance, give one"
+                    ))),
+                    (a, b) => Ok(a.or(b).unwrap_or(0.0)),
                 }
             };
             Kind::Scroll(pb::Scroll {
                 target: parse_target(i, obj)?,
-                dx: number("dx")?,
-                dy: number("dy")?,
+                dx: either("dx", "deltaX")?,
+                dy: either("dy", "deltaY")?,
             })
         }
         ToolKind::SelectOption => Kind::SelectOption(pb::SelectOption {
@@ -228,8 +247,26 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                 n => n.unwrap_or(0),
             },
         }),
+        ToolKind::Reload => Kind::History(pb::History {
+            step: pb::history::Step::Reload.into(),
+        }),
         ToolKind::History => {
-            let step = match string("step")?.as_deref() {
+            // `direction` is Servo MCP's name for the step.
+            let step = match (string("step")?, string("direction")?) {
+                (Some(_), Some(_)) => {
+                    return Err(invalid(format!(
+                        "actions[{i}] gives both step and direction; give one"
+                    )));
+                }
+                (Some(s), None) => Some(s),
+                (None, Some(d)) if d == "reload" => {
+                    return Err(invalid(format!(
+                        "actions[{i}].direction must be back or forward; use servo_reload to reload"
+                    )));
+                }
+                (None, d) => d,
+            };
+            let step = match step.as_deref() {
                 Some("back") => pb::history::Step::Back,
                 Some("forward") => pb::history::Step::Forward,
                 Some("reload") => pb::history::Step::Reload,
@@ -238,7 +275,11 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                         "actions[{i}].step must be back, forward or reload; got {other:?}"
                     )));
                 }
-                None => return Err(invalid(format!("actions[{i}].step is required"))),
+                None => {
+                    return Err(invalid(format!(
+                        "actions[{i}].step (or direction) is required"
+                    )));
+                }
             };
             Kind::History(pb::History { step: step.into() })
         }
@@ -268,12 +309,29 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
             prompt_text: string("promptText")?,
         }),
         ToolKind::Capabilities => Kind::Capabilities(pb::Capabilities {}),
+        ToolKind::HttpRequest
+        | ToolKind::HttpGet
+        | ToolKind::HttpPost
+        | ToolKind::HttpPut
+        | ToolKind::HttpPatch
+        | ToolKind::HttpDelete
+        | ToolKind::HttpHead
+        | ToolKind::HttpOptions => Kind::Http(parse_http(i, obj, tool.http_method())?),
         ToolKind::RegisterFont => {
-            let data =
-                string("data")?.ok_or_else(|| invalid(format!("actions[{i}].data is required")))?;
+            let data = string("fontBase64")?
+                .ok_or_else(|| invalid(format!("actions[{i}].fontBase64 is required")))?;
+            if data.len() > crate::validate::MAX_FONT_BASE64_CHARS {
+                return Err(invalid(format!(
+                    "actions[{i}].fontBase64 is {} characters; the limit is {} (2 MiB decoded)",
+                    data.len(),
+                    crate::validate::MAX_FONT_BASE64_CHARS
+                )));
+            }
             let data = base64::engine::general_purpose::STANDARD
                 .decode(data.trim())
-                .map_err(|e| invalid(format!("actions[{i}].data is not valid base64: {e}")))?;
+                .map_err(|e| {
+                    invalid(format!("actions[{i}].fontBase64 is not valid base64: {e}"))
+                })?;
             Kind::RegisterFont(pb::RegisterFont { data })
         }
     };
@@ -283,6 +341,126 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         action: Some(pb::Action {
             kind: Some(kind),
             max_duration_ms: int("maxDurationMs")?.unwrap_or(0),
+        }),
+    })
+}
+
+/// An HTTP request's fields; `method` is the tool's when it fixes one.
+fn parse_http(
+    i: usize,
+    obj: &JsonObject,
+    method: Option<&str>,
+) -> Result<pb::HttpRequest, GatewayError> {
+    let string = |k: &str| -> Result<Option<String>, GatewayError> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(invalid(format!("actions[{i}].{k} must be a string"))),
+        }
+    };
+    let url = string("url")?.ok_or_else(|| invalid(format!("actions[{i}].url is required")))?;
+    let method = match method {
+        Some(m) => m.to_owned(),
+        None => string("method")?.unwrap_or_else(|| "GET".into()),
+    };
+    let headers = match obj.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(name, value)| match value {
+                Value::String(v) => Ok(pb::Header {
+                    name: name.clone(),
+                    value: v.clone(),
+                }),
+                _ => Err(invalid(format!(
+                    "actions[{i}].headers.{name} must be a string"
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(invalid(format!(
+                "actions[{i}].headers must be an object of header name to value"
+            )));
+        }
+    };
+    let follow_redirects = match obj.get("followRedirects") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => {
+            return Err(invalid(format!(
+                "actions[{i}].followRedirects must be true or false"
+            )));
+        }
+    };
+    let max_response_bytes = match obj.get("maxResponseBytes") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n >= 1)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "actions[{i}].maxResponseBytes must be an integer from 1 to {}",
+                    fleet_proto::http::MAX_RESPONSE_BYTES
+                ))
+            })?,
+    };
+    Ok(pb::HttpRequest {
+        url,
+        method,
+        headers,
+        body: string("body")?.map(String::into_bytes),
+        follow_redirects,
+        max_response_bytes,
+    })
+}
+
+/// Parses `servo_web_search`'s top-level `{query, limit?, provider?}` into
+/// one session-less action.
+pub(super) fn parse_search(args: Option<&JsonObject>) -> Result<BrowserAction, GatewayError> {
+    let args =
+        args.ok_or_else(|| invalid("arguments are required: {\"query\": \"...\"}".into()))?;
+    if let Some(k) = args
+        .keys()
+        .find(|k| !matches!(k.as_str(), "query" | "limit" | "provider"))
+    {
+        return Err(invalid(format!(
+            "unknown argument {k:?}; the arguments are query, limit and provider"
+        )));
+    }
+    let query = match args.get("query") {
+        Some(Value::String(q)) => q.clone(),
+        Some(_) => return Err(invalid("query must be a string".into())),
+        None => return Err(invalid("query is required".into())),
+    };
+    let limit = match args.get("limit") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n >= 1)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "limit must be an integer from 1 to {}",
+                    crate::search::MAX_RESULTS
+                ))
+            })?,
+    };
+    let provider = match args.get("provider") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(p)) => p.clone(),
+        Some(_) => return Err(invalid("provider must be a string".into())),
+    };
+    Ok(BrowserAction {
+        session_id: String::new(),
+        viewport: None,
+        action: Some(pb::Action {
+            kind: Some(Kind::WebSearch(pb::WebSearch {
+                query,
+                limit,
+                provider,
+            })),
+            max_duration_ms: 0,
         }),
     })
 }
@@ -382,5 +560,47 @@ mod tests {
                 height: 720
             })
         );
+    }
+
+    #[test]
+    fn read_only_leaves_out_exactly_the_tools_whose_actions_reach_outside() {
+        use super::super::tools::TOOLS;
+        for spec in &TOOLS {
+            let (_, required) = spec.kind.fields();
+            let mut action = serde_json::Map::new();
+            for field in required {
+                let v = match field {
+                    "sessionID" => json!("6a1f0c3e-5b7d-4e2a-9c1b-2d3e4f5a6b7c"),
+                    "url" => json!("https://example.com/"),
+                    "accept" => json!(true),
+                    "fontBase64" => json!("AAAA"),
+                    "key" => json!("Enter"),
+                    _ => json!("x"),
+                };
+                action.insert(field.to_owned(), v);
+            }
+            match spec.kind {
+                ToolKind::Navigate => {
+                    action.insert("url".into(), json!("https://example.com/"));
+                }
+                ToolKind::History => {
+                    action.insert("step".into(), json!("back"));
+                }
+                // The general tool reaches outside with any unsafe method.
+                ToolKind::HttpRequest => {
+                    action.insert("method".into(), json!("POST"));
+                }
+                _ => {}
+            }
+            let parsed = parse_call(spec.kind, Some(&args(json!({"actions": [action]}))))
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            let kind = parsed[0].action.as_ref().unwrap().kind.as_ref().unwrap();
+            assert_eq!(
+                crate::read_only::reaches_outside(kind),
+                spec.outside,
+                "{}",
+                spec.name
+            );
+        }
     }
 }

@@ -10,11 +10,14 @@ use fleet_proto::v1::{
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
-use super::tools::ToolKind;
+use super::tools::{Sessions, ToolKind};
 use crate::error::{code_name, http_status, retry_after_ms};
+use crate::markup::html_text;
 
 /// Longest page text returned, characters.
 const MAX_TEXT_CHARS: usize = 20_000;
+/// Longest snippet of an HTTP response's text, characters.
+const MAX_SNIPPET_CHARS: usize = 500;
 
 /// Renders a call's answer: the `{responses, metadata}` object as structured
 /// content and text, plus one PNG image block per screenshot in action order.
@@ -43,17 +46,34 @@ pub(super) fn answer(tool: ToolKind, resp: ExecuteResponse) -> CallToolResult {
 }
 
 fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlock>) -> Value {
-    let head =
-        |ok: bool| json!({"actionIndex": r.action_index, "sessionID": r.session_id, "ok": ok});
+    // An HTTP request belongs to no session, so its entry names none.
+    let head = |ok: bool| {
+        if tool.sessions() == Sessions::None {
+            json!({"actionIndex": r.action_index, "ok": ok})
+        } else {
+            json!({"actionIndex": r.action_index, "sessionID": r.session_id, "ok": ok})
+        }
+    };
     match &r.outcome {
         Some(Outcome::Output(out)) => {
             let response = match &out.kind {
-                Some(action_output::Kind::Page(p)) => match tool {
-                    ToolKind::Navigate => {
-                        json!({"action": "navigate", "page": page_json(p), "results": results_json(p)})
+                Some(action_output::Kind::Page(p)) => {
+                    let mut v = json!({"page": page_json(p), "results": results_json(p)});
+                    // Servo MCP names what an input or load did.
+                    let action = match tool {
+                        ToolKind::Navigate => Some("navigate"),
+                        ToolKind::Click => Some("click"),
+                        ToolKind::Type => Some("type"),
+                        ToolKind::PressKey => Some("key"),
+                        ToolKind::Scroll => Some("scroll"),
+                        ToolKind::Reload => Some("reload"),
+                        _ => None,
+                    };
+                    if let (Some(a), Some(o)) = (action, v.as_object_mut()) {
+                        o.insert("action".into(), json!(a));
                     }
-                    _ => json!({"page": page_json(p), "results": results_json(p)}),
-                },
+                    v
+                }
                 Some(action_output::Kind::Evaluate(e)) => {
                     let value: Value = serde_json::from_str(&e.value_json).unwrap_or(Value::Null);
                     json!({"value": value, "page": e.page.as_ref().map(page_json)})
@@ -82,18 +102,23 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     "notRestored": s.not_restored,
                 }),
                 Some(action_output::Kind::Closed(c)) => json!({"closed": c.closed}),
-                Some(action_output::Kind::Font(f)) => {
-                    json!({"families": f.families, "fontCount": f.font_count})
-                }
+                Some(action_output::Kind::Font(f)) => json!({
+                    "fontId": f.font_id,
+                    "families": f.families,
+                    "faces": f.families.iter().map(|family| json!({"family": family})).collect::<Vec<_>>(),
+                    "fontCount": f.font_count,
+                }),
                 Some(action_output::Kind::Accessibility(a)) => json!({
                     "tree": a.tree,
                     "nodes": a.nodes,
                     "truncated": a.truncated,
                     "page": a.page.as_ref().map(page_json),
                 }),
-                Some(action_output::Kind::Capabilities(c)) => json!({
-                    "capabilities": c.capabilities.iter().map(|c| json!({"name": c.name, "support": c.support, "reason": c.reason})).collect::<Vec<_>>(),
-                }),
+                Some(action_output::Kind::Capabilities(c)) => capabilities_json(c),
+                Some(action_output::Kind::Http(h)) => http_json(h),
+                // Search has its own tool and rendering; over the actions
+                // envelope it is only reachable through gRPC.
+                Some(action_output::Kind::WebSearch(_)) => Value::Null,
                 None => Value::Null,
             };
             let mut v = head(true);
@@ -120,6 +145,38 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
         }
         None => head(false),
     }
+}
+
+/// Renders a web search: Servo MCP's `{query, provider, results, providers,
+/// failedProviders}` at the top level, or the search's error.
+pub(super) fn search(resp: ExecuteResponse) -> CallToolResult {
+    let out = resp.responses.into_iter().next().and_then(|r| r.outcome);
+    let found = match out {
+        Some(Outcome::Output(pb::ActionOutput {
+            kind: Some(action_output::Kind::WebSearch(w)),
+        })) => w,
+        Some(Outcome::Error(e)) => {
+            let body = json!({
+                "error": e.message.chars().take(2048).collect::<String>(),
+                "code": code_name(e.code()),
+                "status": http_status(e.code()),
+            });
+            let mut r = CallToolResult::error(vec![ContentBlock::text(body.to_string())]);
+            r.structured_content = Some(body);
+            return r;
+        }
+        _ => pb::WebSearchResult::default(),
+    };
+    let body = json!({
+        "query": found.query,
+        "provider": found.provider,
+        "results": found.results.iter().map(|h| json!({"title": h.title, "url": h.url, "snippet": h.snippet, "provider": h.provider})).collect::<Vec<_>>(),
+        "providers": found.providers,
+        "failedProviders": found.failed_providers.iter().map(|f| json!({"provider": f.provider, "error": f.error})).collect::<Vec<_>>(),
+    });
+    let mut r = CallToolResult::success(vec![ContentBlock::text(body.to_string())]);
+    r.structured_content = Some(body);
+    r
 }
 
 /// Renders the session list: `{sessions: [...]}` as structured content and text.
@@ -206,6 +263,118 @@ fn page_json(p: &pb::Page) -> Value {
         );
     }
     page
+}
+
+/// An HTTP response as Servo MCP gives it: the request, the response's
+/// status and headers, the body as text (for text, JSON, XML, JavaScript and
+/// form types) or base64, and for text a readable `results` entry (HTML is
+/// reduced to its text).
+fn http_json(h: &pb::HttpResult) -> Value {
+    let mut headers = serde_json::Map::new();
+    for pb::Header { name, value } in &h.headers {
+        // Repeated headers join as the Fetch standard's Headers do.
+        let joined = match headers.get(name).and_then(Value::as_str) {
+            Some(prev) => format!("{prev}, {value}"),
+            None => value.clone(),
+        };
+        headers.insert(name.clone(), json!(joined));
+    }
+    let content_type = h
+        .headers
+        .iter()
+        .find(|x| x.name.eq_ignore_ascii_case("content-type"))
+        .map(|x| x.value.clone());
+    let mime = content_type
+        .as_deref()
+        .unwrap_or_default()
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let textual = mime.starts_with("text/")
+        || mime.ends_with("+json")
+        || mime.ends_with("+xml")
+        || matches!(
+            mime.as_str(),
+            "application/json"
+                | "application/xml"
+                | "application/javascript"
+                | "application/x-www-form-urlencoded"
+        );
+    let decoded = textual.then(|| String::from_utf8_lossy(&h.body).into_owned());
+    let (title, content) = match &decoded {
+        Some(text) if mime.contains("html") => {
+            let (title, text) = html_text(text);
+            (title, Some(text))
+        }
+        Some(text) => (String::new(), Some(text.clone())),
+        None => (String::new(), None),
+    };
+    let title = if title.is_empty() {
+        h.headers
+            .iter()
+            .find(|x| x.name.eq_ignore_ascii_case("x-page-title"))
+            .map(|x| x.value.clone())
+            .or_else(|| Some(url::Url::parse(&h.url).ok()?.host_str()?.to_owned()))
+            .unwrap_or_default()
+    } else {
+        title
+    };
+    let results = match &content {
+        Some(c) => json!([{
+            "title": title,
+            "url": h.url,
+            "snippet": c.chars().take(MAX_SNIPPET_CHARS).collect::<String>(),
+            "content": c.chars().take(MAX_TEXT_CHARS).collect::<String>(),
+        }]),
+        None => json!([]),
+    };
+    json!({
+        "request": {"method": h.method, "url": h.request_url},
+        "response": {
+            "status": h.status,
+            "statusText": h.status_text,
+            "ok": (200..300).contains(&h.status),
+            "url": h.url,
+            "redirected": h.redirected,
+            "headers": headers,
+            "contentType": content_type,
+            "bodyBytes": h.body.len(),
+            "truncated": h.truncated,
+        },
+        "results": results,
+        "body": decoded,
+        "bodyBase64": if textual { Value::Null } else { json!(base64::engine::general_purpose::STANDARD.encode(&h.body)) },
+    })
+}
+
+/// The capability report: our list, and Servo MCP's grouping of the same
+/// entries (`supported`, `partial`, `unsupported` with `unsupportedReasons`,
+/// `unverified`), so clients written for either read it.
+fn capabilities_json(c: &pb::CapabilitiesResult) -> Value {
+    let names = |support: &str| -> Vec<&str> {
+        c.capabilities
+            .iter()
+            .filter(|c| c.support == support)
+            .map(|c| c.name.as_str())
+            .collect()
+    };
+    let reasons = |support: &str| -> serde_json::Map<String, Value> {
+        c.capabilities
+            .iter()
+            .filter(|c| c.support == support)
+            .map(|c| (c.name.clone(), json!(c.reason)))
+            .collect()
+    };
+    json!({
+        "capabilities": c.capabilities.iter().map(|c| json!({"name": c.name, "support": c.support, "reason": c.reason})).collect::<Vec<_>>(),
+        "supported": names("supported"),
+        "partial": reasons("partial"),
+        "unsupported": names("unsupported"),
+        "unsupportedReasons": reasons("unsupported"),
+        "unverified": names("unverified"),
+    })
 }
 
 fn links_json(links: &[pb::Link]) -> Vec<Value> {

@@ -1,16 +1,15 @@
 //! The tool catalogue: every `servo_*` tool as one row of [`TOOLS`] — its name,
-//! description, annotations and action fields together — and the JSON Schema
-//! `tools/list` builds from a row. The argument parser reads the same rows, so a
-//! field the schema offers is a field the parser accepts.
+//! description, annotations and action fields together. `tools/list` builds
+//! each tool's JSON Schema from its row ([`super::schema`]) and the argument
+//! parser reads the same rows, so a field the schema offers is a field the
+//! parser accepts.
 
-use std::sync::Arc;
-
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use super::schema::{duration, http_fields, target_fields};
 use crate::validate::{
-    HEIGHT, MAX_A11Y_NODES, MAX_ACTIONS, MAX_KEY_CHARS, MAX_PROMPT_CHARS, MAX_TARGET_CHARS,
-    MAX_TYPE_CHARS, MAX_URL_CHARS, MAX_WAIT_MS, WIDTH,
+    MAX_A11Y_NODES, MAX_FONT_BASE64_CHARS, MAX_KEY_CHARS, MAX_PROMPT_CHARS, MAX_TARGET_CHARS,
+    MAX_TYPE_CHARS, MAX_URL_CHARS, MAX_WAIT_MS,
 };
 
 /// The tools, each a shape of action.
@@ -33,19 +32,52 @@ pub(super) enum ToolKind {
     DialogPolicy,
     Wait,
     Capabilities,
+    Reload,
+    HttpRequest,
+    HttpGet,
+    HttpPost,
+    HttpPut,
+    HttpPatch,
+    HttpDelete,
+    HttpHead,
+    HttpOptions,
 }
 
-/// The one tool outside the actions envelope.
+/// Names a tool also answers to without `tools/list` showing them: the names
+/// this fleet used before it took Servo MCP's, so clients written against an
+/// earlier release keep working. Nothing new goes here.
+const ALIASES: &[(&str, ToolKind)] = &[("servo_type", ToolKind::Type)];
+
+/// The tools outside the actions envelope: the session list and web search
+/// take their arguments at the top level, as in Servo MCP.
 pub(super) const LIST_TOOL: &str = "servo_session_list";
+/// See [`LIST_TOOL`].
+pub(super) const SEARCH_TOOL: &str = "servo_web_search";
+
+/// Which sessions a tool's actions name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sessions {
+    /// An existing session, or none to open a new tab (with a viewport).
+    Any,
+    /// An existing session only: the action acts on a page a tab shows.
+    Existing,
+    /// None: the action belongs to no session (HTTP requests).
+    None,
+}
 
 /// One tool, as `tools/list` describes it and the parser checks it.
 pub(super) struct Spec {
     pub(super) kind: ToolKind,
     pub(super) name: &'static str,
     pub(super) description: &'static str,
-    /// Acts on existing sessions only, so an action takes no viewport fields.
-    pub(super) existing_only: bool,
+    /// Which sessions an action may name.
+    pub(super) sessions: Sessions,
     pub(super) read_only: bool,
+    /// Repeating the call with the same arguments changes nothing more.
+    pub(super) idempotent: bool,
+    /// Can have effects outside the tab, so `--read-only` leaves it out
+    /// ([`crate::read_only`] decides the same for each action).
+    pub(super) outside: bool,
     pub(super) open_world: bool,
     pub(super) destructive: bool,
     /// Fields of one action beyond the common ones, and which are required.
@@ -54,14 +86,16 @@ pub(super) struct Spec {
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(super) static TOOLS: [Spec; 17] = [
+pub(super) static TOOLS: [Spec; 26] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
         description: "Load a URL or inline HTML into browser tabs and return each page's URL, title, visible text and links. A falsy or absent sessionID opens a new tab (optionally with width/height); an existing sessionID reuses its tab.",
-        existing_only: false,
+        sessions: Sessions::Any,
         read_only: false,
         open_world: true,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
@@ -78,9 +112,11 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::Inspect,
         name: "servo_inspect",
         description: "Read the current page of existing tabs: URL, title, visible text (innerText) and links.",
-        existing_only: false,
+        sessions: Sessions::Any,
         read_only: true,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || (json!({"maxDurationMs": duration()}), vec![]),
     },
@@ -88,9 +124,11 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::Evaluate,
         name: "servo_evaluate",
         description: "Evaluate JavaScript in tabs and return the completion value as JSON (promises are awaited). Side effects on the page are kept.",
-        existing_only: false,
+        sessions: Sessions::Any,
         read_only: false,
         open_world: false,
+        outside: true,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
@@ -106,9 +144,11 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::Screenshot,
         name: "servo_screenshot",
         description: "Take a PNG screenshot of each tab's viewport, or with fullPage the whole page; images are returned as image content blocks in action order.",
-        existing_only: false,
+        sessions: Sessions::Any,
         read_only: true,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
@@ -123,38 +163,44 @@ pub(super) static TOOLS: [Spec; 17] = [
     Spec {
         kind: ToolKind::Status,
         name: "servo_session_status",
-        description: "Report a session's lifecycle state: status, updatedAt, expiresAt, runtimeAvailable, resumable, and what a restore does not bring back.",
-        existing_only: true,
-        read_only: true,
+        description: "Report a session's lifecycle state: status, updatedAt, expiresAt, runtimeAvailable, resumable, and what a restore does not bring back. A falsy or absent sessionID opens a new blank tab and reports it, as Servo MCP does.",
+        sessions: Sessions::Any,
+        read_only: false,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
-        fields: || (json!({}), vec!["sessionID"]),
+        fields: || (json!({}), vec![]),
     },
     Spec {
         kind: ToolKind::Close,
         name: "servo_session_close",
         description: "Close sessions: delete each tab and everything stored for it (snapshot, storage). Later calls with its sessionID get SESSION_NOT_FOUND.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: false,
+        outside: false,
+        idempotent: true,
         destructive: true,
         fields: || (json!({}), vec!["sessionID"]),
     },
     Spec {
         kind: ToolKind::RegisterFont,
         name: "servo_register_font",
-        description: "Register a font (TrueType, OpenType, WOFF or WOFF2, base64) in tabs so pages can name its families in CSS font-family. Returns the family names; the font stays with the session across restores. At most 2 MiB per font, 16 fonts per session.",
-        existing_only: false,
+        description: "Register a font (TrueType, OpenType, WOFF or WOFF2, base64) in tabs so pages can name its families in CSS font-family. Returns the family names and a fontId; the font stays with the session for every later navigation and across restores. At most 2 MiB per font, 16 fonts per session.",
+        sessions: Sessions::Any,
         read_only: false,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
                 json!({
-                    "data": {"type": "string", "contentEncoding": "base64", "description": "The font file, base64 (standard alphabet), at most 2 MiB decoded."},
+                    "fontBase64": {"type": "string", "contentEncoding": "base64", "minLength": 1, "maxLength": MAX_FONT_BASE64_CHARS, "description": "The font file, base64 (standard alphabet), at most 2 MiB decoded."},
                     "maxDurationMs": duration()
                 }),
-                vec!["data"],
+                vec!["fontBase64"],
             )
         },
     },
@@ -162,24 +208,31 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::Click,
         name: "servo_click",
         description: "Click an element like a user: found by CSS selector, visible text, accessibility ref (from servo_accessibility_tree or a page's fields) or viewport point x/y. Fires mousedown/mouseup/click, moves focus and runs the default action (follows links, toggles checkboxes, submits forms), then returns the page after it settles.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: true,
+        outside: true,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
-                target_fields(json!({"maxDurationMs": duration()})),
+                target_fields(json!({
+                    "button": {"type": "integer", "minimum": 0, "maximum": 4, "default": 0, "description": "Mouse button as in Servo MCP; only 0, the primary button, is supported."},
+                    "maxDurationMs": duration()
+                })),
                 vec!["sessionID"],
             )
         },
     },
     Spec {
         kind: ToolKind::Type,
-        name: "servo_type",
+        name: "servo_type_text",
         description: "Type text into a field (give selector, ref, visibleText or x/y to click it first) or into the focused element: keydown, beforeinput, input and keyup per character; a newline presses Enter (which submits a form). clear empties the field first.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: true,
+        outside: true,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
@@ -196,9 +249,11 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::PressKey,
         name: "servo_press_key",
         description: "Press a key in the focused element, with modifiers: Enter (submits forms, follows focused links), Tab / Shift+Tab (moves focus), Backspace, Escape, ArrowUp/ArrowDown (changes selects, scrolls), PageUp/PageDown, Home/End, Control+a, or a single character.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: true,
+        outside: true,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
@@ -214,15 +269,19 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::Scroll,
         name: "servo_scroll",
         description: "Scroll the page, or an element (by selector, ref, visibleText or x/y) and failing that its nearest scrollable ancestor, by dx/dy CSS pixels.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
                 target_fields(json!({
                     "dx": {"type": "number", "default": 0, "description": "Horizontal distance, CSS pixels."},
                     "dy": {"type": "number", "default": 0, "description": "Vertical distance, CSS pixels (positive scrolls down)."},
+                    "deltaX": {"type": "number", "description": "Servo MCP's name for dx; give one of the two."},
+                    "deltaY": {"type": "number", "description": "Servo MCP's name for dy; give one of the two."},
                     "maxDurationMs": duration()
                 })),
                 vec!["sessionID"],
@@ -233,9 +292,11 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::SelectOption,
         name: "servo_select_option",
         description: "Choose an option of a <select> element (by selector, ref, visibleText or x/y) by its value or visible text; fires input and change.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: false,
+        outside: true,
+        idempotent: true,
         destructive: false,
         fields: || {
             (
@@ -251,27 +312,32 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::History,
         name: "servo_history",
         description: "Go back, forward or reload in a tab's history (step: back | forward | reload) and return the page.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: true,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
                 json!({
                     "step": {"type": "string", "enum": ["back", "forward", "reload"]},
+                    "direction": {"type": "string", "enum": ["back", "forward"], "description": "Servo MCP's name for step; give one of the two."},
                     "maxDurationMs": duration()
                 }),
-                vec!["sessionID", "step"],
+                vec!["sessionID"],
             )
         },
     },
     Spec {
         kind: ToolKind::Accessibility,
         name: "servo_accessibility_tree",
-        description: "Read the accessibility tree of the page: one line per node with role, name, states and an element ref (e12) that servo_click, servo_type, servo_scroll and servo_select_option accept. Cut at maxNodes (default 500) with a truncation marker.",
-        existing_only: true,
+        description: "Read the accessibility tree of the page: one line per node with role, name, states and an element ref (e12) that servo_click, servo_type_text, servo_scroll and servo_select_option accept. Cut at maxNodes (default 500) with a truncation marker.",
+        sessions: Sessions::Existing,
         read_only: true,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
@@ -287,9 +353,11 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::DialogPolicy,
         name: "servo_dialog_policy",
         description: "Set how a tab answers alert/confirm/prompt from now on: accept (confirm returns true, prompt returns promptText or its default) or dismiss (the default). Every dialog is reported in the page's dialogs list.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: false,
+        outside: false,
+        idempotent: true,
         destructive: false,
         fields: || {
             (
@@ -306,9 +374,11 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::Wait,
         name: "servo_wait",
         description: "Wait on a tab's page: until an element matching selector is rendered, until the visible text contains text, or (with neither) for timeMs of page time. The page's timers run as the page clock moves ahead (no real waiting); a condition not met within timeMs (default 10000) is a TIMEOUT error naming it.",
-        existing_only: true,
+        sessions: Sessions::Existing,
         read_only: false,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || {
             (
@@ -326,12 +396,98 @@ pub(super) static TOOLS: [Spec; 17] = [
         kind: ToolKind::Capabilities,
         name: "servo_get_capabilities",
         description: "Report what the browser engine supports: each feature as supported, partial, unsupported or unverified, with the reason and the checks that cover it.",
-        existing_only: false,
+        sessions: Sessions::Any,
         read_only: true,
         open_world: false,
+        outside: false,
+        idempotent: false,
         destructive: false,
         fields: || (json!({"maxDurationMs": duration()}), vec![]),
     },
+    Spec {
+        kind: ToolKind::Reload,
+        name: "servo_reload",
+        description: "Reload the page of tabs and return it after it settles (the same as servo_history with step reload).",
+        sessions: Sessions::Existing,
+        read_only: false,
+        open_world: true,
+        outside: false,
+        idempotent: false,
+        destructive: false,
+        fields: || (json!({"maxDurationMs": duration()}), vec!["sessionID"]),
+    },
+    http_tool(
+        ToolKind::HttpRequest,
+        "servo_http_request",
+        "Send HTTP requests from the fleet (no browser tab): any method token but CONNECT, TRACE and TRACK, your own headers (Cookie and Authorization included) and a UTF-8 body. Redirects are followed (at most 5) with the network policy checked at every hop; credentials are dropped when a redirect leaves the origin. Returns status, headers, the body (text, or base64 when binary) cut at maxResponseBytes, and a readable summary in results. Requests can change things on the server.",
+        false,
+        false,
+        true,
+        || http_fields(true),
+    ),
+    http_tool(
+        ToolKind::HttpGet,
+        "servo_http_get",
+        "Send GET requests from the fleet (no browser tab), with your own headers; as servo_http_request without method or body.",
+        true,
+        true,
+        false,
+        || http_fields(false),
+    ),
+    http_tool(
+        ToolKind::HttpPost,
+        "servo_http_post",
+        "Send POST requests from the fleet (no browser tab), with your own headers and a UTF-8 body; as servo_http_request without method. Requests can change things on the server.",
+        false,
+        false,
+        true,
+        || http_fields(false),
+    ),
+    http_tool(
+        ToolKind::HttpPut,
+        "servo_http_put",
+        "Send PUT requests from the fleet (no browser tab), with your own headers and a UTF-8 body; as servo_http_request without method. Requests can replace things on the server.",
+        false,
+        true,
+        true,
+        || http_fields(false),
+    ),
+    http_tool(
+        ToolKind::HttpPatch,
+        "servo_http_patch",
+        "Send PATCH requests from the fleet (no browser tab), with your own headers and a UTF-8 body; as servo_http_request without method. Requests can change things on the server.",
+        false,
+        false,
+        true,
+        || http_fields(false),
+    ),
+    http_tool(
+        ToolKind::HttpDelete,
+        "servo_http_delete",
+        "Send DELETE requests from the fleet (no browser tab), with your own headers and an optional body; as servo_http_request without method. Requests can delete things on the server.",
+        false,
+        true,
+        true,
+        || http_fields(false),
+    ),
+    http_tool(
+        ToolKind::HttpHead,
+        "servo_http_head",
+        "Send HEAD requests from the fleet (no browser tab), with your own headers: status and headers, no body; as servo_http_request without method or body.",
+        true,
+        true,
+        false,
+        || http_fields(false),
+    ),
+    http_tool(
+        ToolKind::HttpOptions,
+        "servo_http_options",
+        "Send OPTIONS requests from the fleet (no browser tab), with your own headers and an optional body; as servo_http_request without method.",
+        true,
+        true,
+        false,
+        || http_fields(false),
+    ),
 ];
 
 impl ToolKind {
@@ -344,9 +500,9 @@ impl ToolKind {
         self.spec().name
     }
 
-    /// Tools that act on existing sessions only (no viewport fields).
-    pub(super) fn existing_only(self) -> bool {
-        self.spec().existing_only
+    /// Which sessions the tool's actions name.
+    pub(super) fn sessions(self) -> Sessions {
+        self.spec().sessions
     }
 
     /// Fields of one action beyond the common ones.
@@ -354,96 +510,54 @@ impl ToolKind {
         (self.spec().fields)()
     }
 
+    /// The method an HTTP tool fixes; `None` for servo_http_request (the
+    /// action names it) and for the browser tools.
+    pub(super) fn http_method(self) -> Option<&'static str> {
+        Some(match self {
+            Self::HttpGet => "GET",
+            Self::HttpPost => "POST",
+            Self::HttpPut => "PUT",
+            Self::HttpPatch => "PATCH",
+            Self::HttpDelete => "DELETE",
+            Self::HttpHead => "HEAD",
+            Self::HttpOptions => "OPTIONS",
+            _ => return None,
+        })
+    }
+
     pub(super) fn from_name(name: &str) -> Option<Self> {
-        TOOLS.iter().find(|t| t.name == name).map(|t| t.kind)
+        TOOLS
+            .iter()
+            .map(|t| (t.name, t.kind))
+            .chain(ALIASES.iter().copied())
+            .find(|(n, _)| *n == name)
+            .map(|(_, kind)| kind)
     }
 }
 
-impl Spec {
-    /// The tool as `tools/list` shows it: its action fields inside the
-    /// `{actions: [...]}` envelope every action tool shares.
-    fn tool(&self) -> Tool {
-        let (mut props, required) = (self.fields)();
-        if let Some(p) = props.as_object_mut() {
-            p.insert(
-                "sessionID".into(),
-                json!({"description": "Session UUID; null, false, 0, \"\" or absent opens a new tab.", "type": ["string", "null", "boolean", "integer"]}),
-            );
-            if !self.existing_only {
-                p.insert("width".into(), json!({"type": "integer", "minimum": WIDTH.start(), "maximum": WIDTH.end(), "description": "Viewport width of a new tab (default 1280)."}));
-                p.insert("height".into(), json!({"type": "integer", "minimum": HEIGHT.start(), "maximum": HEIGHT.end(), "description": "Viewport height of a new tab (default 720)."}));
-            }
-        }
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "actions": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": MAX_ACTIONS,
-                    "items": {"type": "object", "properties": props, "required": required, "additionalProperties": false}
-                }
-            },
-            "required": ["actions"],
-            "additionalProperties": false
-        });
-        let schema: JsonObject = match schema {
-            Value::Object(m) => m,
-            _ => JsonObject::new(),
-        };
-        let mut annotations = ToolAnnotations::default();
-        annotations.read_only_hint = Some(self.read_only);
-        annotations.open_world_hint = Some(self.open_world);
-        annotations.destructive_hint = Some(self.destructive);
-        let mut tool = Tool::new(self.name, self.description, Arc::new(schema));
-        tool.annotations = Some(annotations);
-        tool
+/// A row of [`TOOLS`] for an HTTP tool: no session, and out to the world.
+const fn http_tool(
+    kind: ToolKind,
+    name: &'static str,
+    description: &'static str,
+    read_only: bool,
+    idempotent: bool,
+    destructive: bool,
+    fields: fn() -> (Value, Vec<&'static str>),
+) -> Spec {
+    Spec {
+        kind,
+        name,
+        description,
+        sessions: Sessions::None,
+        read_only,
+        idempotent,
+        // Only the safe methods stay inside; they are the read-only ones.
+        outside: !read_only,
+        open_world: true,
+        destructive,
+        fields,
     }
-}
-
-/// Every tool `tools/list` answers with: the action tools in [`TOOLS`] order,
-/// then the session list.
-pub(super) fn all() -> Vec<Tool> {
-    let mut tools: Vec<Tool> = TOOLS.iter().map(Spec::tool).collect();
-    tools.push(list_tool());
-    tools
-}
-
-fn list_tool() -> Tool {
-    let schema = json!({
-        "type": "object",
-        "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": crate::validate::MAX_LIST, "default": crate::validate::DEFAULT_LIST}},
-        "additionalProperties": false
-    });
-    let schema = match schema {
-        Value::Object(m) => m,
-        _ => JsonObject::new(),
-    };
-    let mut tool = Tool::new(
-        LIST_TOOL,
-        "List your sessions, most recently used first: sessionID, url, title, status, updatedAt, expiresAt.",
-        Arc::new(schema),
-    );
-    let mut annotations = ToolAnnotations::default();
-    annotations.read_only_hint = Some(true);
-    tool.annotations = Some(annotations);
-    tool
-}
-
-fn duration() -> Value {
-    json!({"type": "integer", "minimum": fleet_proto::MIN_BUDGET_MS, "maximum": fleet_proto::MAX_BUDGET_MS, "default": fleet_proto::DEFAULT_BUDGET_MS})
-}
-
-/// The ways an input tool names its element: add them to `props`.
-fn target_fields(mut props: Value) -> Value {
-    if let Some(p) = props.as_object_mut() {
-        p.insert("selector".into(), json!({"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "CSS selector of the element (the first match)."}));
-        p.insert("visibleText".into(), json!({"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "Visible text of the element (exact match first, then containing; links and buttons first)."}));
-        p.insert("ref".into(), json!({"type": "string", "pattern": "^e[0-9]+$", "description": "Element reference from servo_accessibility_tree or a page's fields."}));
-        p.insert("x".into(), json!({"type": "number", "minimum": 0, "description": "Viewport x in CSS pixels (with y)."}));
-        p.insert("y".into(), json!({"type": "number", "minimum": 0, "description": "Viewport y in CSS pixels (with x)."}));
-    }
-    props
 }
 
 #[cfg(test)]
@@ -465,5 +579,9 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), TOOLS.len());
         assert_eq!(ToolKind::from_name(LIST_TOOL), None);
+        for (alias, kind) in ALIASES {
+            assert!(!names.contains(alias), "{alias} is listed as a tool");
+            assert_eq!(ToolKind::from_name(alias), Some(*kind));
+        }
     }
 }
