@@ -100,7 +100,7 @@ async fn each_kind_of_bad_input_is_refused_with_a_specific_message_and_stores_no
             "unknown field \"color\"",
         ),
         (
-            "servo_type",
+            "servo_type_text",
             json!({"actions": [{"sessionID": id, "text": "x".repeat(10_001)}]}),
             "actions[0].text is 10001 characters; the limit is 10000",
         ),

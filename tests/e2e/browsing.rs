@@ -169,7 +169,7 @@ async fn typing_edits_at_the_caret_like_a_user() {
     // typing goes in.
     act_ok(&client, "servo_click", &id, json!({"selector": "#name"})).await;
     press(&client, &id, &["Home"]).await;
-    act_ok(&client, "servo_type", &id, json!({"text": "hello "})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "hello "})).await;
     assert_eq!(
         field(&client, &id, "#name").await,
         json!(["hello world", 6, 6])
@@ -182,7 +182,7 @@ async fn typing_edits_at_the_caret_like_a_user() {
         field(&client, &id, "#name").await,
         json!(["hello world", 6, 11])
     );
-    act_ok(&client, "servo_type", &id, json!({"text": "there"})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "there"})).await;
     assert_eq!(
         field(&client, &id, "#name").await,
         json!(["hello there", 11, 11])
@@ -204,13 +204,13 @@ async fn typing_edits_at_the_caret_like_a_user() {
     assert_eq!(field(&client, &id, "#name").await, json!(["", 0, 0]));
 
     // Control+A selects everything; typing replaces it. `clear` does the same.
-    act_ok(&client, "servo_type", &id, json!({"text": "draft"})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "draft"})).await;
     press(&client, &id, &["Control+a"]).await;
-    act_ok(&client, "servo_type", &id, json!({"text": "x"})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "x"})).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["x", 1, 1]));
     act_ok(
         &client,
-        "servo_type",
+        "servo_type_text",
         &id,
         json!({"selector": "#name", "text": "fresh", "clear": true}),
     )
@@ -224,7 +224,7 @@ async fn typing_edits_at_the_caret_like_a_user() {
         "document.querySelector('#name').setSelectionRange(1, 3)",
     )
     .await;
-    act_ok(&client, "servo_type", &id, json!({"text": "-"})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "-"})).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["f-sh", 2, 2]));
 
     // In a textarea the arrows move between lines, keeping the column where
@@ -236,9 +236,9 @@ async fn typing_edits_at_the_caret_like_a_user() {
         json!(["line one\nline two", 9, 9])
     );
     press(&client, &id, &["End"]).await;
-    act_ok(&client, "servo_type", &id, json!({"text": "!"})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "!"})).await;
     press(&client, &id, &["ArrowUp"]).await;
-    act_ok(&client, "servo_type", &id, json!({"text": ","})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": ","})).await;
     assert_eq!(
         field(&client, &id, "#notes").await,
         json!(["line one,\nline two!", 9, 9])
@@ -247,13 +247,13 @@ async fn typing_edits_at_the_caret_like_a_user() {
     // maxlength stops typing at the limit wherever the caret is.
     act_ok(&client, "servo_click", &id, json!({"selector": "#code"})).await;
     press(&client, &id, &["Home"]).await;
-    act_ok(&client, "servo_type", &id, json!({"text": "xyz"})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "xyz"})).await;
     assert_eq!(field(&client, &id, "#code").await, json!(["xyabcd", 2, 2]));
 
     // Tabbing into a text field selects its value, so typing replaces it.
     press(&client, &id, &["Shift+Tab", "Shift+Tab"]).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["f-sh", 0, 4]));
-    act_ok(&client, "servo_type", &id, json!({"text": "A"})).await;
+    act_ok(&client, "servo_type_text", &id, json!({"text": "A"})).await;
     assert_eq!(field(&client, &id, "#name").await, json!(["A", 1, 1]));
 
     let types = eval(&client, &id, "[...new Set(inputTypes)].sort()").await;
@@ -283,7 +283,7 @@ async fn timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock() {
     // and the page's clocks agree that 300 ms went by.
     let r = act_ok(
         &client,
-        "servo_type",
+        "servo_type_text",
         &id,
         json!({"selector": "#q", "text": "gulls"}),
     )
@@ -312,7 +312,13 @@ async fn timers_an_action_starts_run_in_its_quiet_period_on_the_page_clock() {
     );
 
     // A later action starts another; it runs too.
-    act_ok(&client, "servo_type", &id, json!({"text": " and terns"})).await;
+    act_ok(
+        &client,
+        "servo_type_text",
+        &id,
+        json!({"text": " and terns"}),
+    )
+    .await;
     assert_eq!(
         eval(&client, &id, "searches.map((s) => s.value)").await,
         json!(["gulls", "gulls and terns"])

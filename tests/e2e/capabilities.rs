@@ -53,7 +53,7 @@ const EVIDENCE: &[(&str, &[&str])] = &[
     ("navigation.new-windows", &["_blank", "window.open"]),
     ("dialogs", &["alert(", "confirm(", "prompt("]),
     ("input.click", &["servo_click"]),
-    ("input.keyboard", &["servo_type", "servo_press_key"]),
+    ("input.keyboard", &["servo_type_text", "servo_press_key"]),
     ("input.scroll", &["servo_scroll"]),
     ("output.accessibility-tree", &["servo_accessibility_tree"]),
     ("output.readable", &["readable"]),

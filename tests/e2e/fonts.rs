@@ -52,7 +52,7 @@ async fn register(client: &crate::harness::Client, id: &str, font: &[u8]) -> Val
     let (out, _) = call(
         client,
         "servo_register_font",
-        json!({"actions": [{"sessionID": id, "data": data}]}),
+        json!({"actions": [{"sessionID": id, "fontBase64": data}]}),
     )
     .await;
     first(&out).clone()
@@ -85,6 +85,12 @@ async fn a_registered_font_is_used_and_survives_a_restore() {
         "{r:#}"
     );
     assert_eq!(r["response"]["fontCount"], 1);
+    assert_eq!(r["response"]["fontId"], "font:000001", "{r:#}");
+    assert_eq!(
+        r["response"]["faces"],
+        json!([{"family": "Registered Mono"}]),
+        "{r:#}"
+    );
     call(
         &client,
         "servo_navigate",
@@ -109,6 +115,7 @@ async fn a_registered_font_is_used_and_survives_a_restore() {
     // The count carries over too: the restored tab still has the first font.
     let r = register(&client, &id, &font).await;
     assert_eq!(r["response"]["fontCount"], 2, "{r:#}");
+    assert_eq!(r["response"]["fontId"], "font:000002", "{r:#}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -135,7 +142,7 @@ async fn bad_fonts_and_too_many_fonts_are_refused_clearly() {
     let (out, raw) = call(
         &client,
         "servo_register_font",
-        json!({"actions": [{"sessionID": id, "data": big}]}),
+        json!({"actions": [{"sessionID": id, "fontBase64": big}]}),
     )
     .await;
     assert_eq!(raw.is_error, Some(true), "{out:#}");
@@ -144,7 +151,7 @@ async fn bad_fonts_and_too_many_fonts_are_refused_clearly() {
     let (out, _) = call(
         &client,
         "servo_register_font",
-        json!({"actions": [{"sessionID": id, "data": "***"}]}),
+        json!({"actions": [{"sessionID": id, "fontBase64": "***"}]}),
     )
     .await;
     assert!(

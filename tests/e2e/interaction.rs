@@ -180,7 +180,7 @@ async fn clicks_types_and_presses_keys_like_a_user() {
     // keydown, beforeinput, input, keyup, all trusted.
     let r = act(
         &client,
-        "servo_type",
+        "servo_type_text",
         &id,
         json!({"selector": "#q", "text": "hi"}),
     )
@@ -351,7 +351,7 @@ async fn forms_submit_by_get_and_post_with_typed_values() {
     .await;
     let r = act(
         &client,
-        "servo_type",
+        "servo_type_text",
         &id,
         json!({"selector": "#q", "text": "red shoes\n"}),
     )
@@ -636,7 +636,7 @@ async fn accessibility_tree_refs_drive_input() {
         .unwrap();
     act(
         &client,
-        "servo_type",
+        "servo_type_text",
         &id,
         json!({"selector": "#q", "text": "via ref"}),
     )

@@ -235,7 +235,7 @@ async fn a_password_is_painted_as_bullets_and_keeps_its_value_and_caret() {
     for field in ["#p", "#t"] {
         let r = crate::harness::act(
             &client,
-            "servo_type",
+            "servo_type_text",
             &id,
             json!({"selector": field, "text": "!"}),
         )
