@@ -27,6 +27,9 @@ pub struct Cli {
 enum Command {
     /// Run the whole fleet in one process: gateway and worker, SQLite, in-process routing.
     Serve(Box<ServeArgs>),
+    /// Run the whole fleet in one process for one local user, speaking MCP on
+    /// stdin and stdout (for desktop MCP clients); logs go to stderr.
+    Stdio(Box<StdioArgs>),
     /// Run a gateway (MCP at /mcp and gRPC fleet.v1.Browser) against Postgres and Redis.
     Gateway(Box<GatewayArgs>),
     /// Run a worker (gRPC fleet.v1.Worker) against Postgres and Redis.
@@ -63,6 +66,27 @@ struct ServeArgs {
     /// Require API keys even on a loopback address.
     #[arg(long = "require-keys", env = "FLEET_REQUIRE_KEYS")]
     require_keys: bool,
+    #[command(flatten)]
+    store: StoreConfig,
+    #[command(flatten)]
+    policy: PolicyConfig,
+    #[command(flatten)]
+    gateway: GatewayConfig,
+    #[command(flatten)]
+    worker: WorkerConfig,
+    #[command(flatten)]
+    trace: fleet_telemetry::trace::TraceConfig,
+}
+
+#[derive(Debug, clap::Args)]
+struct StdioArgs {
+    /// Directory for the SQLite database when --database-url is not given.
+    #[arg(
+        long = "data-dir",
+        env = "FLEET_DATA_DIR",
+        default_value = "servo-fleet-data"
+    )]
+    data_dir: PathBuf,
     #[command(flatten)]
     store: StoreConfig,
     #[command(flatten)]
@@ -119,6 +143,7 @@ pub fn init_tracing(cli: &Cli) -> anyhow::Result<fleet_telemetry::trace::Tracing
         Command::Gateway(a) => (Some(&a.trace), "servo-fleet-gateway"),
         Command::Worker(a) => (Some(&a.trace), "servo-fleet-worker"),
         Command::Serve(a) => (Some(&a.trace), "servo-fleet"),
+        Command::Stdio(a) => (Some(&a.trace), "servo-fleet"),
         _ => (None, "servo-fleet"),
     };
     fleet_telemetry::trace::init(config, service)
@@ -199,6 +224,7 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(*args).await,
+        Command::Stdio(args) => stdio(*args).await,
         Command::Gateway(args) => {
             let (store, routing) = open_fleet_stores(&args.store).await?;
             let counters = open_limiter(redis_url(&args.store)?, &args.store.redis_key_prefix)
@@ -284,26 +310,91 @@ async fn worker(args: WorkerArgs) -> anyhow::Result<()> {
     served
 }
 
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let url = match &args.store.database_url {
+/// The one-process fleet's parts: its store, and a worker and a dispatcher
+/// over in-process routing (or Redis, when given), the worker on a loopback
+/// port of its own.
+struct Local {
+    store: Arc<dyn SessionStore>,
+    worker: Worker,
+    worker_listener: TcpListener,
+    dispatcher: Dispatcher,
+}
+
+async fn local_fleet(
+    data_dir: &std::path::Path,
+    store_config: &StoreConfig,
+    policy: &PolicyConfig,
+    gateway: &GatewayConfig,
+    worker: WorkerConfig,
+) -> anyhow::Result<(Local, String)> {
+    let url = match &store_config.database_url {
         Some(u) => u.clone(),
         None => {
-            std::fs::create_dir_all(&args.data_dir)
-                .with_context(|| format!("creating {}", args.data_dir.display()))?;
-            format!("sqlite://{}", args.data_dir.join("fleet.db").display())
+            std::fs::create_dir_all(data_dir)
+                .with_context(|| format!("creating {}", data_dir.display()))?;
+            format!("sqlite://{}", data_dir.join("fleet.db").display())
         }
     };
     let store = open_store(&url).await.context("opening the SQL store")?;
     let routing = open_routing(
-        args.store.redis_url.as_deref().unwrap_or("memory:"),
-        &args.store.redis_key_prefix,
+        store_config.redis_url.as_deref().unwrap_or("memory:"),
+        &store_config.redis_key_prefix,
     )
     .await?;
     let counters = open_limiter(
-        args.store.redis_url.as_deref().unwrap_or("memory:"),
-        &args.store.redis_key_prefix,
+        store_config.redis_url.as_deref().unwrap_or("memory:"),
+        &store_config.redis_key_prefix,
     )
     .await?;
+    let worker_listener = bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+    let backends = Backends {
+        store: store.clone(),
+        routing: routing.clone(),
+        session_ttl_ms: store_config.session_ttl_ms(),
+    };
+    let policy = policy.policy();
+    let worker = Worker::new(
+        worker,
+        policy.clone(),
+        backends,
+        worker_listener.local_addr()?,
+    )?;
+    let dispatcher = Dispatcher::new(
+        store.clone(),
+        routing,
+        policy,
+        store_config.session_ttl_ms(),
+    )
+    .with_pending_window(Duration::from_secs(gateway.pending_window_secs))
+    .with_read_only(gateway.read_only)
+    .with_search(gateway.search())
+    .with_grace(gateway.grace())
+    .with_limits(
+        gateway.tenant_defaults(),
+        counters,
+        gateway.in_flight_lapse(),
+    );
+    Ok((
+        Local {
+            store,
+            worker,
+            worker_listener,
+            dispatcher,
+        },
+        url,
+    ))
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let (local, url) = local_fleet(
+        &args.data_dir,
+        &args.store,
+        &args.policy,
+        &args.gateway,
+        args.worker,
+    )
+    .await?;
+    let store = local.store;
     let loopback = args.listen.ip().is_loopback();
     let open = loopback && !args.require_keys;
     if !open && store.key_count().await? == 0 {
@@ -314,34 +405,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
     }
     let gateway_listener = bind(args.listen).await?;
-    let worker_listener = bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
-    let backends = Backends {
-        store: store.clone(),
-        routing: routing.clone(),
-        session_ttl_ms: args.store.session_ttl_ms(),
-    };
-    let policy = args.policy.policy();
-    let worker = Worker::new(
-        args.worker,
-        policy.clone(),
-        backends,
-        worker_listener.local_addr()?,
-    )?;
-    let local = match open {
+    let local_tenant = match open {
         true => Some(store.ensure_tenant("local").await?),
         false => None,
     };
-    let dispatcher = Dispatcher::new(store, routing, policy, args.store.session_ttl_ms())
-        .with_pending_window(Duration::from_secs(args.gateway.pending_window_secs))
-        .with_read_only(args.gateway.read_only)
-        .with_search(args.gateway.search())
-        .with_grace(args.gateway.grace())
-        .with_limits(
-            args.gateway.tenant_defaults(),
-            counters,
-            args.gateway.in_flight_lapse(),
-        );
-    let auth = match local {
+    let dispatcher = local.dispatcher;
+    let auth = match local_tenant {
         Some(tenant) => Auth::Open(tenant),
         None => Auth::keys(&dispatcher, oidc(&args.gateway)?),
     };
@@ -354,9 +423,54 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if matches!(auth, Auth::Open(_)) {
         tracing::info!("serving open on loopback: no API key needed");
     }
-    let w = tokio::spawn(fleet_worker::run(worker_listener, worker, shutdown.clone()));
+    let w = tokio::spawn(fleet_worker::run(
+        local.worker_listener,
+        local.worker,
+        shutdown.clone(),
+    ));
     let g = fleet_gateway::run(gateway_listener, gateway, shutdown.clone()).await;
     shutdown.cancel();
     let w = w.await.context("the worker task failed")?;
     g.and(w)
+}
+
+/// The one-process fleet for one local user over stdio: every call runs for
+/// the `local` tenant; there is no network listener but the worker's loopback
+/// port.
+async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
+    let (local, _) = local_fleet(
+        &args.data_dir,
+        &args.store,
+        &args.policy,
+        &args.gateway,
+        args.worker,
+    )
+    .await?;
+    let tenant = local.store.ensure_tenant("local").await?;
+    let shutdown = shutdown_token();
+    let w = tokio::spawn(fleet_worker::run(
+        local.worker_listener,
+        local.worker,
+        shutdown.clone(),
+    ));
+    // The worker registers as it starts; a first call before that would find
+    // no worker, so the client's session starts once one is there.
+    let ready = async {
+        while !local.dispatcher.readiness().await.0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), ready)
+        .await
+        .context("the worker did not register within 30 s")?;
+    let s = fleet_gateway::run_stdio(
+        local.dispatcher,
+        tenant,
+        args.gateway.expiry_sweep_secs,
+        shutdown.clone(),
+    )
+    .await;
+    shutdown.cancel();
+    let w = w.await.context("the worker task failed")?;
+    s.and(w)
 }

@@ -35,6 +35,7 @@ mod serve;
 mod servo_mcp;
 mod sessions;
 mod state;
+mod stdio;
 mod traces;
 mod ts_client;
 mod web_search;

@@ -180,31 +180,11 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "gateway listening");
-    let sweeper = {
-        let dispatcher = gateway.dispatcher.clone();
-        let every = Duration::from_secs(gateway.config.expiry_sweep_secs.max(1));
-        let stop = shutdown.clone();
-        tokio::spawn(async move {
-            loop {
-                match dispatcher.sweep_expired().await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(sessions = n, "deleted expired sessions"),
-                    // The outage guard already said the store is away.
-                    Err(GatewayError::Store(e)) if e.is_outage() => {
-                        tracing::debug!(error = %e, "expiry sweep skipped")
-                    }
-                    Err(GatewayError::Store(e)) => {
-                        tracing::warn!(error = %e, "expiry sweep failed")
-                    }
-                    Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
-                }
-                tokio::select! {
-                    () = stop.cancelled() => break,
-                    () = tokio::time::sleep(every) => {}
-                }
-            }
-        })
-    };
+    let sweeper = sweep_expired(
+        gateway.dispatcher.clone(),
+        Duration::from_secs(gateway.config.expiry_sweep_secs.max(1)),
+        shutdown.clone(),
+    );
     let router = gateway.router().await?;
     let served = axum::serve(listener.tap_io(no_delay), router)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
@@ -212,6 +192,65 @@ pub async fn run(
         .context("serving the gateway");
     sweeper.abort();
     served
+}
+
+/// Deletes expired sessions every `every` until `stop` (every gateway
+/// sweeps; the deletes are idempotent).
+fn sweep_expired(
+    dispatcher: Dispatcher,
+    every: Duration,
+    stop: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            match dispatcher.sweep_expired().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(sessions = n, "deleted expired sessions"),
+                // The outage guard already said the store is away.
+                Err(GatewayError::Store(e)) if e.is_outage() => {
+                    tracing::debug!(error = %e, "expiry sweep skipped")
+                }
+                Err(GatewayError::Store(e)) => {
+                    tracing::warn!(error = %e, "expiry sweep failed")
+                }
+                Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
+            }
+            tokio::select! {
+                () = stop.cancelled() => break,
+                () = tokio::time::sleep(every) => {}
+            }
+        }
+    })
+}
+
+/// Serves MCP over stdin and stdout for `tenant` until the client closes
+/// stdin or `shutdown` (a local, single-user fleet: `servo-fleet stdio`).
+pub async fn run_stdio(
+    dispatcher: Dispatcher,
+    tenant: fleet_store::Tenant,
+    sweep_every_secs: u64,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    use rmcp::ServiceExt as _;
+    let sweeper = sweep_expired(
+        dispatcher.clone(),
+        Duration::from_secs(sweep_every_secs.max(1)),
+        shutdown.clone(),
+    );
+    let server = mcp::McpServer::for_tenant(dispatcher, tenant);
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("starting MCP on stdio")?;
+    let cancel = running.cancellation_token();
+    tokio::select! {
+        done = running.waiting() => {
+            done.context("serving MCP on stdio")?;
+        }
+        () = shutdown.cancelled() => cancel.cancel(),
+    }
+    sweeper.abort();
+    Ok(())
 }
 
 /// Turns Nagle's algorithm off on an accepted connection. A gRPC or MCP answer

@@ -28,12 +28,27 @@ use tools::{LIST_TOOL, SEARCH_TOOL, ToolKind};
 #[derive(Clone)]
 pub struct McpServer {
     dispatcher: Dispatcher,
+    /// The one tenant every call runs for (stdio: one local user); over HTTP
+    /// the auth layer names the tenant per request instead.
+    tenant: Option<Tenant>,
 }
 
 impl McpServer {
-    /// A server over `dispatcher`.
+    /// A server over `dispatcher`, each call for the tenant its request's
+    /// credentials name.
     pub fn new(dispatcher: Dispatcher) -> Self {
-        Self { dispatcher }
+        Self {
+            dispatcher,
+            tenant: None,
+        }
+    }
+
+    /// A server over `dispatcher` whose every call runs for `tenant`.
+    pub fn for_tenant(dispatcher: Dispatcher, tenant: Tenant) -> Self {
+        Self {
+            dispatcher,
+            tenant: Some(tenant),
+        }
     }
 }
 
@@ -77,12 +92,18 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        // The auth layer put the caller's tenant into the HTTP request's extensions.
-        let tenant = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|p| p.extensions.get::<Tenant>())
-            .cloned()
+        // The auth layer put the caller's tenant into the HTTP request's
+        // extensions; a stdio server has its one tenant.
+        let tenant = self
+            .tenant
+            .clone()
+            .or_else(|| {
+                context
+                    .extensions
+                    .get::<http::request::Parts>()
+                    .and_then(|p| p.extensions.get::<Tenant>())
+                    .cloned()
+            })
             .ok_or_else(|| {
                 ErrorData::internal_error("unauthenticated request reached a tool", None)
             })?;
