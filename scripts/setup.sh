@@ -12,6 +12,8 @@ command -v llvm-ar-16 >/dev/null || missing+=(llvm-16)
 [ -f /usr/lib/wasm32-wasi/libc.a ] || missing+=(wasi-libc)
 command -v node >/dev/null || missing+=(nodejs)   # the MCP TypeScript SDK test client
 command -v npm >/dev/null || missing+=(npm)
+# The MCP Python SDK test client's venv.
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $sudo apt-get update -qq

@@ -9,6 +9,7 @@ mod bench;
 mod browsing;
 mod capabilities;
 mod chart;
+mod conformance;
 mod dom_bindings;
 mod engine_state;
 mod event_loop;
