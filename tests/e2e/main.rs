@@ -10,6 +10,7 @@ mod browsing;
 mod capabilities;
 mod chart;
 mod conformance;
+mod cookies;
 mod dom_bindings;
 mod engine_state;
 mod event_loop;

@@ -35,7 +35,9 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::Capabilities(_)
         | Kind::DialogPolicy(_)
         | Kind::Wait(_)
-        | Kind::WebSearch(_) => false,
+        | Kind::WebSearch(_)
+        // The jar is the session's own; changing it reaches no one else.
+        | Kind::Cookies(_) => false,
     }
 }
 

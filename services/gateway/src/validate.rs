@@ -147,6 +147,7 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             }
             Some(Kind::Http(http)) => http::validate_http(i, a, http)?,
             Some(Kind::WebSearch(search)) => http::validate_search(i, a, search)?,
+            Some(Kind::Cookies(c)) => validate_cookies(i, &a.session_id, c)?,
             Some(Kind::Close(_)) => {
                 if a.session_id.is_empty() {
                     return invalid(format!(
@@ -169,6 +170,47 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
         }
     }
     Ok(())
+}
+
+/// A cookie action: reads, deletes and clears name a session; a set may open
+/// one; the counts and URLs are bounded.
+fn validate_cookies(i: usize, session_id: &str, c: &pb::Cookies) -> Result<(), GatewayError> {
+    let invalid = |m: String| Err(GatewayError::Invalid(m));
+    let needs_session = !matches!(c.op, Some(pb::cookies::Op::Set(_)));
+    if needs_session && session_id.is_empty() {
+        return invalid(format!(
+            "actions[{i}].sessionID is required: it names the session whose cookies to read or delete"
+        ));
+    }
+    match &c.op {
+        None => invalid(format!("actions[{i}] names no cookie operation")),
+        Some(pb::cookies::Op::Get(g)) => {
+            if g.urls.len() > MAX_ACTIONS {
+                return invalid(format!(
+                    "actions[{i}].urls has {} entries; the limit is {MAX_ACTIONS}",
+                    g.urls.len()
+                ));
+            }
+            for u in &g.urls {
+                validate_url(i, u)?;
+            }
+            Ok(())
+        }
+        Some(pb::cookies::Op::Set(s)) => {
+            let max = fleet_proto::MAX_COOKIES_PER_SET;
+            if s.cookies.is_empty() || s.cookies.len() > max {
+                return invalid(format!(
+                    "actions[{i}].cookies must hold 1 to {max} cookies; got {}",
+                    s.cookies.len()
+                ));
+            }
+            Ok(())
+        }
+        Some(pb::cookies::Op::Delete(d)) if d.name.is_empty() => {
+            invalid(format!("actions[{i}].name is required"))
+        }
+        Some(_) => Ok(()),
+    }
 }
 
 /// Input, history, accessibility and dialog actions: they act on an open page.

@@ -36,6 +36,9 @@ pub const MAX_FONT_BYTES: usize = 2 * 1024 * 1024;
 /// Most fonts one session may register.
 pub const MAX_FONTS_PER_SESSION: usize = 16;
 
+/// Most cookies one `Cookies` action may set.
+pub const MAX_COOKIES_PER_SET: usize = 100;
+
 /// Limits of an HTTP tool request (`HttpRequest`), Servo MCP's: the gateway's
 /// schemas and validation and the worker's client all read these.
 pub mod http {

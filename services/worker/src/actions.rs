@@ -36,7 +36,8 @@ pub(crate) fn page_of(output: &ActionOutput) -> Option<(String, String)> {
         | action_output::Kind::Font(_)
         | action_output::Kind::Capabilities(_)
         | action_output::Kind::Http(_)
-        | action_output::Kind::WebSearch(_) => return None,
+        | action_output::Kind::WebSearch(_)
+        | action_output::Kind::Cookies(_) => return None,
     };
     Some((page.url.clone(), page.title.clone()))
 }
@@ -204,6 +205,15 @@ pub(crate) async fn execute(
                 ErrorCode::InvalidArgument,
                 "session status and close are answered by the gateway, not a worker",
             ));
+        }
+        Kind::Cookies(c) => {
+            let op = c.op.ok_or_else(|| {
+                Failure::new(
+                    ErrorCode::InvalidArgument,
+                    "the cookie action names no operation",
+                )
+            })?;
+            action_output::Kind::Cookies(crate::cookies::run(tab.cookies_mut(), op)?)
         }
         Kind::Http(_) | Kind::WebSearch(_) => {
             return Err(Failure::new(

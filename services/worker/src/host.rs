@@ -512,6 +512,11 @@ impl Tab {
         Ok(out)
     }
 
+    /// The host-side cookie jar, for the cookie tools.
+    pub fn cookies_mut(&mut self) -> &mut CookieStore {
+        &mut self.store.data_mut().cookies
+    }
+
     /// Replaces the cookie jar with one saved by [`Tab::cookie_state`].
     pub fn set_cookie_state(&mut self, json: &[u8]) -> Result<(), String> {
         let jar = cookie_store::serde::json::load(json)

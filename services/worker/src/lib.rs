@@ -9,6 +9,7 @@ pub mod backlog;
 pub mod checkpoint;
 pub mod config;
 pub mod convert;
+pub mod cookies;
 pub mod deletion_cost;
 pub mod failure;
 pub mod host;

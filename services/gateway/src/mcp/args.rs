@@ -9,10 +9,17 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 
 use super::tools::{Sessions, ToolKind};
+
+mod cookies;
+mod http;
+
 use crate::error::GatewayError;
 use crate::validate::{DEFAULT_VIEWPORT, MAX_ACTIONS};
+use cookies::parse_cookies;
+use http::parse_http;
+pub(super) use http::parse_search;
 
-fn invalid(m: String) -> GatewayError {
+pub(super) fn invalid(m: String) -> GatewayError {
     GatewayError::Invalid(m)
 }
 
@@ -317,6 +324,10 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         | ToolKind::HttpDelete
         | ToolKind::HttpHead
         | ToolKind::HttpOptions => Kind::Http(parse_http(i, obj, tool.http_method())?),
+        ToolKind::CookiesGet
+        | ToolKind::CookiesSet
+        | ToolKind::CookiesDelete
+        | ToolKind::CookiesClear => Kind::Cookies(parse_cookies(tool, i, obj)?),
         ToolKind::RegisterFont => {
             let data = string("fontBase64")?
                 .ok_or_else(|| invalid(format!("actions[{i}].fontBase64 is required")))?;
@@ -341,126 +352,6 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         action: Some(pb::Action {
             kind: Some(kind),
             max_duration_ms: int("maxDurationMs")?.unwrap_or(0),
-        }),
-    })
-}
-
-/// An HTTP request's fields; `method` is the tool's when it fixes one.
-fn parse_http(
-    i: usize,
-    obj: &JsonObject,
-    method: Option<&str>,
-) -> Result<pb::HttpRequest, GatewayError> {
-    let string = |k: &str| -> Result<Option<String>, GatewayError> {
-        match obj.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(invalid(format!("actions[{i}].{k} must be a string"))),
-        }
-    };
-    let url = string("url")?.ok_or_else(|| invalid(format!("actions[{i}].url is required")))?;
-    let method = match method {
-        Some(m) => m.to_owned(),
-        None => string("method")?.unwrap_or_else(|| "GET".into()),
-    };
-    let headers = match obj.get("headers") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(name, value)| match value {
-                Value::String(v) => Ok(pb::Header {
-                    name: name.clone(),
-                    value: v.clone(),
-                }),
-                _ => Err(invalid(format!(
-                    "actions[{i}].headers.{name} must be a string"
-                ))),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(invalid(format!(
-                "actions[{i}].headers must be an object of header name to value"
-            )));
-        }
-    };
-    let follow_redirects = match obj.get("followRedirects") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(*b),
-        Some(_) => {
-            return Err(invalid(format!(
-                "actions[{i}].followRedirects must be true or false"
-            )));
-        }
-    };
-    let max_response_bytes = match obj.get("maxResponseBytes") {
-        None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n >= 1)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| {
-                invalid(format!(
-                    "actions[{i}].maxResponseBytes must be an integer from 1 to {}",
-                    fleet_proto::http::MAX_RESPONSE_BYTES
-                ))
-            })?,
-    };
-    Ok(pb::HttpRequest {
-        url,
-        method,
-        headers,
-        body: string("body")?.map(String::into_bytes),
-        follow_redirects,
-        max_response_bytes,
-    })
-}
-
-/// Parses `servo_web_search`'s top-level `{query, limit?, provider?}` into
-/// one session-less action.
-pub(super) fn parse_search(args: Option<&JsonObject>) -> Result<BrowserAction, GatewayError> {
-    let args =
-        args.ok_or_else(|| invalid("arguments are required: {\"query\": \"...\"}".into()))?;
-    if let Some(k) = args
-        .keys()
-        .find(|k| !matches!(k.as_str(), "query" | "limit" | "provider"))
-    {
-        return Err(invalid(format!(
-            "unknown argument {k:?}; the arguments are query, limit and provider"
-        )));
-    }
-    let query = match args.get("query") {
-        Some(Value::String(q)) => q.clone(),
-        Some(_) => return Err(invalid("query must be a string".into())),
-        None => return Err(invalid("query is required".into())),
-    };
-    let limit = match args.get("limit") {
-        None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n >= 1)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| {
-                invalid(format!(
-                    "limit must be an integer from 1 to {}",
-                    crate::search::MAX_RESULTS
-                ))
-            })?,
-    };
-    let provider = match args.get("provider") {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(p)) => p.clone(),
-        Some(_) => return Err(invalid("provider must be a string".into())),
-    };
-    Ok(BrowserAction {
-        session_id: String::new(),
-        viewport: None,
-        action: Some(pb::Action {
-            kind: Some(Kind::WebSearch(pb::WebSearch {
-                query,
-                limit,
-                provider,
-            })),
-            max_duration_ms: 0,
         }),
     })
 }
@@ -589,6 +480,12 @@ mod tests {
                 // The general tool reaches outside with any unsafe method.
                 ToolKind::HttpRequest => {
                     action.insert("method".into(), json!("POST"));
+                }
+                ToolKind::CookiesSet => {
+                    action.insert(
+                        "cookies".into(),
+                        json!([{"name": "a", "value": "1", "url": "https://example.com/"}]),
+                    );
                 }
                 _ => {}
             }

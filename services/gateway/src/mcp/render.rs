@@ -116,6 +116,14 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                 }),
                 Some(action_output::Kind::Capabilities(c)) => capabilities_json(c),
                 Some(action_output::Kind::Http(h)) => http_json(h),
+                Some(action_output::Kind::Cookies(c)) => json!({
+                    "cookies": c.cookies.iter().map(|k| json!({
+                        "name": k.name, "value": k.value, "domain": k.domain, "path": k.path,
+                        "expires": k.expires, "httpOnly": k.http_only, "secure": k.secure,
+                        "sameSite": k.same_site,
+                    })).collect::<Vec<_>>(),
+                    "changed": c.changed,
+                }),
                 // Search has its own tool and rendering; over the actions
                 // envelope it is only reachable through gRPC.
                 Some(action_output::Kind::WebSearch(_)) => Value::Null,

@@ -1,0 +1,109 @@
+//! Arguments of the cookie tools, in Playwright's names: `urls` to filter a
+//! read; `cookies: [{name, value, url | domain, path, expires, httpOnly,
+//! secure, sameSite}]` to set; `name`, `domain`, `path` to delete.
+
+use fleet_proto::v1 as pb;
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use super::super::tools::ToolKind;
+use super::invalid;
+use crate::error::GatewayError;
+
+/// The cookie action of `tool` from action `i`'s fields.
+pub(super) fn parse_cookies(
+    tool: ToolKind,
+    i: usize,
+    obj: &JsonObject,
+) -> Result<pb::Cookies, GatewayError> {
+    let string = |o: &JsonObject, k: &str, at: &str| -> Result<String, GatewayError> {
+        match o.get(k) {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(invalid(format!("{at}.{k} must be a string"))),
+        }
+    };
+    let flag = |o: &JsonObject, k: &str, at: &str| -> Result<bool, GatewayError> {
+        match o.get(k) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(invalid(format!("{at}.{k} must be true or false"))),
+        }
+    };
+    let at = format!("actions[{i}]");
+    let op = match tool {
+        ToolKind::CookiesGet => {
+            let urls = match obj.get("urls") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|u| {
+                        u.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| invalid(format!("{at}.urls must hold strings")))
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(invalid(format!("{at}.urls must be an array of URLs"))),
+            };
+            pb::cookies::Op::Get(pb::CookieList { urls })
+        }
+        ToolKind::CookiesSet => {
+            let list = match obj.get("cookies") {
+                Some(Value::Array(a)) => a,
+                Some(_) => return Err(invalid(format!("{at}.cookies must be an array"))),
+                None => return Err(invalid(format!("{at}.cookies is required"))),
+            };
+            let cookies = list
+                .iter()
+                .enumerate()
+                .map(|(j, c)| {
+                    let at = format!("{at}.cookies[{j}]");
+                    let c = c
+                        .as_object()
+                        .ok_or_else(|| invalid(format!("{at} must be an object")))?;
+                    let known = [
+                        "name", "value", "url", "domain", "path", "expires", "httpOnly", "secure",
+                        "sameSite",
+                    ];
+                    if let Some(k) = c.keys().find(|k| !known.contains(&k.as_str())) {
+                        return Err(invalid(format!("{at} has an unknown field {k:?}")));
+                    }
+                    if !c.contains_key("name") || !c.contains_key("value") {
+                        return Err(invalid(format!("{at} needs name and value")));
+                    }
+                    let expires = match c.get("expires") {
+                        None | Some(Value::Null) => None,
+                        Some(v) => Some(v.as_f64().ok_or_else(|| {
+                            invalid(format!("{at}.expires must be Unix seconds"))
+                        })?),
+                    };
+                    Ok(pb::CookieInput {
+                        name: string(c, "name", &at)?,
+                        value: string(c, "value", &at)?,
+                        url: string(c, "url", &at)?,
+                        domain: string(c, "domain", &at)?,
+                        path: string(c, "path", &at)?,
+                        expires,
+                        http_only: flag(c, "httpOnly", &at)?,
+                        secure: flag(c, "secure", &at)?,
+                        same_site: string(c, "sameSite", &at)?,
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+            pb::cookies::Op::Set(pb::CookieSet { cookies })
+        }
+        ToolKind::CookiesDelete => {
+            let name = string(obj, "name", &at)?;
+            if name.is_empty() {
+                return Err(invalid(format!("{at}.name is required")));
+            }
+            pb::cookies::Op::Delete(pb::CookieDelete {
+                name,
+                domain: string(obj, "domain", &at)?,
+                path: string(obj, "path", &at)?,
+            })
+        }
+        _ => pb::cookies::Op::Clear(pb::CookieClear {}),
+    };
+    Ok(pb::Cookies { op: Some(op) })
+}
