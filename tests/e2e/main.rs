@@ -38,6 +38,7 @@ mod servo_mcp;
 mod sessions;
 mod state;
 mod stdio;
+mod storage;
 mod traces;
 mod ts_client;
 mod web_search;

@@ -37,7 +37,8 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::Wait(_)
         | Kind::WebSearch(_)
         // The jar is the session's own; changing it reaches no one else.
-        | Kind::Cookies(_) => false,
+        | Kind::Cookies(_)
+        | Kind::Storage(_) => false,
     }
 }
 

@@ -148,6 +148,7 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::Http(http)) => http::validate_http(i, a, http)?,
             Some(Kind::WebSearch(search)) => http::validate_search(i, a, search)?,
             Some(Kind::Cookies(c)) => validate_cookies(i, &a.session_id, c)?,
+            Some(Kind::Storage(st)) => validate_storage(i, &a.session_id, st)?,
             Some(Kind::Close(_)) => {
                 if a.session_id.is_empty() {
                     return invalid(format!(
@@ -210,6 +211,54 @@ fn validate_cookies(i: usize, session_id: &str, c: &pb::Cookies) -> Result<(), G
             invalid(format!("actions[{i}].name is required"))
         }
         Some(_) => Ok(()),
+    }
+}
+
+/// A storage action: all but an import name a session; areas are `local` or
+/// `session`; item and cookie counts are bounded.
+fn validate_storage(i: usize, session_id: &str, st: &pb::Storage) -> Result<(), GatewayError> {
+    let invalid = |m: String| Err(GatewayError::Invalid(m));
+    let max = fleet_proto::MAX_STORAGE_ITEMS;
+    let area = |a: &str| -> Result<(), GatewayError> {
+        if matches!(a, "" | "local" | "session") {
+            Ok(())
+        } else {
+            Err(GatewayError::Invalid(format!(
+                "actions[{i}].area must be local or session; got {a:?}"
+            )))
+        }
+    };
+    if session_id.is_empty() && !matches!(st.op, Some(pb::storage::Op::ImportState(_))) {
+        return invalid(format!(
+            "actions[{i}].sessionID is required: it names the session whose storage to use"
+        ));
+    }
+    match &st.op {
+        None => invalid(format!("actions[{i}] names no storage operation")),
+        Some(pb::storage::Op::Get(g)) => area(&g.area),
+        Some(pb::storage::Op::Clear(c)) => area(&c.area),
+        Some(pb::storage::Op::Set(s)) => {
+            area(&s.area)?;
+            if s.items.len() > max {
+                return invalid(format!(
+                    "actions[{i}].items has {} entries; the limit is {max}",
+                    s.items.len()
+                ));
+            }
+            Ok(())
+        }
+        Some(pb::storage::Op::ExportState(_)) => Ok(()),
+        Some(pb::storage::Op::ImportState(state)) => {
+            let n: usize = state.origins.iter().map(|o| o.items.len()).sum();
+            if n > max || state.cookies.len() > fleet_proto::MAX_COOKIES_PER_SET {
+                return invalid(format!(
+                    "actions[{i}].storageState holds {} cookies and {n} items; the limits are {} and {max}",
+                    state.cookies.len(),
+                    fleet_proto::MAX_COOKIES_PER_SET
+                ));
+            }
+            Ok(())
+        }
     }
 }
 

@@ -39,6 +39,9 @@ pub const MAX_FONTS_PER_SESSION: usize = 16;
 /// Most cookies one `Cookies` action may set.
 pub const MAX_COOKIES_PER_SET: usize = 100;
 
+/// Most storage items one `Storage` action may set or import.
+pub const MAX_STORAGE_ITEMS: usize = 1000;
+
 /// Limits of an HTTP tool request (`HttpRequest`), Servo MCP's: the gateway's
 /// schemas and validation and the worker's client all read these.
 pub mod http {

@@ -37,7 +37,8 @@ pub(crate) fn page_of(output: &ActionOutput) -> Option<(String, String)> {
         | action_output::Kind::Capabilities(_)
         | action_output::Kind::Http(_)
         | action_output::Kind::WebSearch(_)
-        | action_output::Kind::Cookies(_) => return None,
+        | action_output::Kind::Cookies(_)
+        | action_output::Kind::Storage(_) => return None,
     };
     Some((page.url.clone(), page.title.clone()))
 }
@@ -214,6 +215,15 @@ pub(crate) async fn execute(
                 )
             })?;
             action_output::Kind::Cookies(crate::cookies::run(tab.cookies_mut(), op)?)
+        }
+        Kind::Storage(s) => {
+            let op = s.op.ok_or_else(|| {
+                Failure::new(
+                    ErrorCode::InvalidArgument,
+                    "the storage action names no operation",
+                )
+            })?;
+            action_output::Kind::Storage(crate::web_storage::run(tab, op, budget).await?)
         }
         Kind::Http(_) | Kind::WebSearch(_) => {
             return Err(Failure::new(

@@ -83,6 +83,11 @@ pub fn run(jar: &mut CookieStore, op: pb::cookies::Op) -> Result<pb::CookiesResu
     }
 }
 
+/// Every unexpired cookie of the jar, in Playwright's shape.
+pub fn all(jar: &CookieStore) -> Vec<pb::Cookie> {
+    jar.iter_unexpired().map(shape).collect()
+}
+
 /// The domain as the jar files it (no leading dot).
 fn stored_domain(c: &cookie_store::Cookie<'_>) -> String {
     String::from(&c.domain)

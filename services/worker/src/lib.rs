@@ -18,6 +18,7 @@ pub mod metrics_port;
 pub mod net;
 pub mod service;
 pub mod sessions;
+pub mod web_storage;
 
 use axum::serve::ListenerExt as _;
 use std::future::IntoFuture as _;

@@ -12,12 +12,14 @@ use super::tools::{Sessions, ToolKind};
 
 mod cookies;
 mod http;
+mod storage;
 
 use crate::error::GatewayError;
 use crate::validate::{DEFAULT_VIEWPORT, MAX_ACTIONS};
 use cookies::parse_cookies;
 use http::parse_http;
 pub(super) use http::parse_search;
+use storage::parse_storage;
 
 pub(super) fn invalid(m: String) -> GatewayError {
     GatewayError::Invalid(m)
@@ -328,6 +330,11 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         | ToolKind::CookiesSet
         | ToolKind::CookiesDelete
         | ToolKind::CookiesClear => Kind::Cookies(parse_cookies(tool, i, obj)?),
+        ToolKind::StorageGet
+        | ToolKind::StorageSet
+        | ToolKind::StorageClear
+        | ToolKind::StorageStateExport
+        | ToolKind::StorageStateImport => Kind::Storage(parse_storage(tool, i, obj)?),
         ToolKind::RegisterFont => {
             let data = string("fontBase64")?
                 .ok_or_else(|| invalid(format!("actions[{i}].fontBase64 is required")))?;
@@ -480,6 +487,12 @@ mod tests {
                 // The general tool reaches outside with any unsafe method.
                 ToolKind::HttpRequest => {
                     action.insert("method".into(), json!("POST"));
+                }
+                ToolKind::StorageSet => {
+                    action.insert("items".into(), json!({"k": "v"}));
+                }
+                ToolKind::StorageStateImport => {
+                    action.insert("storageState".into(), json!({"cookies": []}));
                 }
                 ToolKind::CookiesSet => {
                     action.insert(

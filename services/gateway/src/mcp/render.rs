@@ -117,13 +117,10 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                 Some(action_output::Kind::Capabilities(c)) => capabilities_json(c),
                 Some(action_output::Kind::Http(h)) => http_json(h),
                 Some(action_output::Kind::Cookies(c)) => json!({
-                    "cookies": c.cookies.iter().map(|k| json!({
-                        "name": k.name, "value": k.value, "domain": k.domain, "path": k.path,
-                        "expires": k.expires, "httpOnly": k.http_only, "secure": k.secure,
-                        "sameSite": k.same_site,
-                    })).collect::<Vec<_>>(),
+                    "cookies": c.cookies.iter().map(cookie_json).collect::<Vec<_>>(),
                     "changed": c.changed,
                 }),
+                Some(action_output::Kind::Storage(st)) => storage_json(tool, st),
                 // Search has its own tool and rendering; over the actions
                 // envelope it is only reachable through gRPC.
                 Some(action_output::Kind::WebSearch(_)) => Value::Null,
@@ -355,6 +352,37 @@ fn http_json(h: &pb::HttpResult) -> Value {
         "body": decoded,
         "bodyBase64": if textual { Value::Null } else { json!(base64::engine::general_purpose::STANDARD.encode(&h.body)) },
     })
+}
+
+fn cookie_json(k: &pb::Cookie) -> Value {
+    json!({
+        "name": k.name, "value": k.value, "domain": k.domain, "path": k.path,
+        "expires": k.expires, "httpOnly": k.http_only, "secure": k.secure,
+        "sameSite": k.same_site,
+    })
+}
+
+/// Storage: `{origins: [{origin, items}]}` for the area tools; Playwright's
+/// `{storageState: {cookies, origins: [{origin, localStorage}]}}` for the state
+/// tools.
+fn storage_json(tool: ToolKind, st: &pb::StorageResult) -> Value {
+    let items = |o: &pb::OriginStorage| -> Vec<Value> {
+        o.items
+            .iter()
+            .map(|i| json!({"name": i.name, "value": i.value}))
+            .collect()
+    };
+    if matches!(
+        tool,
+        ToolKind::StorageStateExport | ToolKind::StorageStateImport
+    ) {
+        json!({"storageState": {
+            "cookies": st.cookies.iter().map(cookie_json).collect::<Vec<_>>(),
+            "origins": st.origins.iter().map(|o| json!({"origin": o.origin, "localStorage": items(o)})).collect::<Vec<_>>(),
+        }})
+    } else {
+        json!({"origins": st.origins.iter().map(|o| json!({"origin": o.origin, "items": items(o)})).collect::<Vec<_>>()})
+    }
 }
 
 /// The capability report: our list, and Servo MCP's grouping of the same

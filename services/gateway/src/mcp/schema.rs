@@ -148,6 +148,11 @@ pub(super) fn http_fields(with_method: bool) -> (Value, Vec<&'static str>) {
     (props, vec!["url"])
 }
 
+/// A storage area field.
+pub(super) fn area() -> Value {
+    json!({"type": "string", "enum": ["local", "session"], "default": "local"})
+}
+
 pub(super) fn duration() -> Value {
     json!({"type": "integer", "minimum": fleet_proto::MIN_BUDGET_MS, "maximum": fleet_proto::MAX_BUDGET_MS, "default": fleet_proto::DEFAULT_BUDGET_MS})
 }

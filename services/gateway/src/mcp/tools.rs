@@ -41,6 +41,11 @@ pub(super) enum ToolKind {
     CookiesSet,
     CookiesDelete,
     CookiesClear,
+    StorageGet,
+    StorageSet,
+    StorageClear,
+    StorageStateExport,
+    StorageStateImport,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

@@ -10,26 +10,62 @@ use super::super::tools::ToolKind;
 use super::invalid;
 use crate::error::GatewayError;
 
+fn string(o: &JsonObject, k: &str, at: &str) -> Result<String, GatewayError> {
+    match o.get(k) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(invalid(format!("{at}.{k} must be a string"))),
+    }
+}
+
+fn flag(o: &JsonObject, k: &str, at: &str) -> Result<bool, GatewayError> {
+    match o.get(k) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(invalid(format!("{at}.{k} must be true or false"))),
+    }
+}
+
+/// One cookie object (Playwright's fields) at `at`.
+pub(super) fn cookie_input(c: &Value, at: &str) -> Result<pb::CookieInput, GatewayError> {
+    let c = c
+        .as_object()
+        .ok_or_else(|| invalid(format!("{at} must be an object")))?;
+    let known = [
+        "name", "value", "url", "domain", "path", "expires", "httpOnly", "secure", "sameSite",
+    ];
+    if let Some(k) = c.keys().find(|k| !known.contains(&k.as_str())) {
+        return Err(invalid(format!("{at} has an unknown field {k:?}")));
+    }
+    if !c.contains_key("name") || !c.contains_key("value") {
+        return Err(invalid(format!("{at} needs name and value")));
+    }
+    let expires = match c.get("expires") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_f64()
+                .ok_or_else(|| invalid(format!("{at}.expires must be Unix seconds")))?,
+        ),
+    };
+    Ok(pb::CookieInput {
+        name: string(c, "name", at)?,
+        value: string(c, "value", at)?,
+        url: string(c, "url", at)?,
+        domain: string(c, "domain", at)?,
+        path: string(c, "path", at)?,
+        expires,
+        http_only: flag(c, "httpOnly", at)?,
+        secure: flag(c, "secure", at)?,
+        same_site: string(c, "sameSite", at)?,
+    })
+}
+
 /// The cookie action of `tool` from action `i`'s fields.
 pub(super) fn parse_cookies(
     tool: ToolKind,
     i: usize,
     obj: &JsonObject,
 ) -> Result<pb::Cookies, GatewayError> {
-    let string = |o: &JsonObject, k: &str, at: &str| -> Result<String, GatewayError> {
-        match o.get(k) {
-            None | Some(Value::Null) => Ok(String::new()),
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(_) => Err(invalid(format!("{at}.{k} must be a string"))),
-        }
-    };
-    let flag = |o: &JsonObject, k: &str, at: &str| -> Result<bool, GatewayError> {
-        match o.get(k) {
-            None | Some(Value::Null) => Ok(false),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(_) => Err(invalid(format!("{at}.{k} must be true or false"))),
-        }
-    };
     let at = format!("actions[{i}]");
     let op = match tool {
         ToolKind::CookiesGet => {
@@ -56,39 +92,7 @@ pub(super) fn parse_cookies(
             let cookies = list
                 .iter()
                 .enumerate()
-                .map(|(j, c)| {
-                    let at = format!("{at}.cookies[{j}]");
-                    let c = c
-                        .as_object()
-                        .ok_or_else(|| invalid(format!("{at} must be an object")))?;
-                    let known = [
-                        "name", "value", "url", "domain", "path", "expires", "httpOnly", "secure",
-                        "sameSite",
-                    ];
-                    if let Some(k) = c.keys().find(|k| !known.contains(&k.as_str())) {
-                        return Err(invalid(format!("{at} has an unknown field {k:?}")));
-                    }
-                    if !c.contains_key("name") || !c.contains_key("value") {
-                        return Err(invalid(format!("{at} needs name and value")));
-                    }
-                    let expires = match c.get("expires") {
-                        None | Some(Value::Null) => None,
-                        Some(v) => Some(v.as_f64().ok_or_else(|| {
-                            invalid(format!("{at}.expires must be Unix seconds"))
-                        })?),
-                    };
-                    Ok(pb::CookieInput {
-                        name: string(c, "name", &at)?,
-                        value: string(c, "value", &at)?,
-                        url: string(c, "url", &at)?,
-                        domain: string(c, "domain", &at)?,
-                        path: string(c, "path", &at)?,
-                        expires,
-                        http_only: flag(c, "httpOnly", &at)?,
-                        secure: flag(c, "secure", &at)?,
-                        same_site: string(c, "sameSite", &at)?,
-                    })
-                })
+                .map(|(j, c)| cookie_input(c, &format!("{at}.cookies[{j}]")))
                 .collect::<Result<_, _>>()?;
             pb::cookies::Op::Set(pb::CookieSet { cookies })
         }

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::super::schema::{duration, http_fields, target_fields};
+use super::super::schema::{area, duration, http_fields, target_fields};
 use super::{Sessions, Spec, ToolKind, http_tool};
 use crate::validate::{
     MAX_A11Y_NODES, MAX_ACTIONS, MAX_FONT_BASE64_CHARS, MAX_KEY_CHARS, MAX_PROMPT_CHARS,
@@ -12,7 +12,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 30] = [
+pub(in crate::mcp) static TOOLS: [Spec; 35] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -505,5 +505,102 @@ pub(in crate::mcp) static TOOLS: [Spec; 30] = [
         open_world: false,
         destructive: true,
         fields: || (json!({"maxDurationMs": duration()}), vec!["sessionID"]),
+    },
+    Spec {
+        kind: ToolKind::StorageGet,
+        name: "servo_storage_get",
+        description: "Read a session's localStorage (area local, the default) or sessionStorage: every origin the session has visited, or one origin's, as [{origin, items: [{name, value}]}].",
+        sessions: Sessions::Existing,
+        read_only: true,
+        outside: false,
+        idempotent: true,
+        open_world: false,
+        destructive: false,
+        fields: || {
+            (
+                json!({
+                    "area": area(),
+                    "origin": {"type": "string", "description": "Only this origin (scheme://host:port)."},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID"],
+            )
+        },
+    },
+    Spec {
+        kind: ToolKind::StorageSet,
+        name: "servo_storage_set",
+        description: "Set items in the localStorage or sessionStorage of the page's origin, as its scripts would (no storage event in this page). Returns that origin's items.",
+        sessions: Sessions::Existing,
+        read_only: false,
+        outside: false,
+        idempotent: true,
+        open_world: false,
+        destructive: false,
+        fields: || {
+            (
+                json!({
+                    "area": area(),
+                    "items": {"type": "object", "maxProperties": fleet_proto::MAX_STORAGE_ITEMS, "additionalProperties": {"type": "string"}, "description": "Key to value."},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID", "items"],
+            )
+        },
+    },
+    Spec {
+        kind: ToolKind::StorageClear,
+        name: "servo_storage_clear",
+        description: "Empty the localStorage or sessionStorage of the page's origin. Returns the area's items left on other origins.",
+        sessions: Sessions::Existing,
+        read_only: false,
+        outside: false,
+        idempotent: true,
+        open_world: false,
+        destructive: true,
+        fields: || {
+            (
+                json!({"area": area(), "maxDurationMs": duration()}),
+                vec!["sessionID"],
+            )
+        },
+    },
+    Spec {
+        kind: ToolKind::StorageStateExport,
+        name: "servo_storage_state_export",
+        description: "Export a session's storage state as Playwright's storageState: {cookies (HttpOnly included), origins: [{origin, localStorage: [{name, value}]}]}, to reuse a login in another session (servo_storage_state_import) or in Playwright.",
+        sessions: Sessions::Existing,
+        read_only: true,
+        outside: false,
+        idempotent: true,
+        open_world: false,
+        destructive: false,
+        fields: || (json!({"maxDurationMs": duration()}), vec!["sessionID"]),
+    },
+    Spec {
+        kind: ToolKind::StorageStateImport,
+        name: "servo_storage_state_import",
+        description: "Import a Playwright storageState ({cookies, origins: [{origin, localStorage}]}) into a session: the cookies join its jar, the items its localStorage, and the page reloads so its scripts start with them. A falsy sessionID opens a new tab for it.",
+        sessions: Sessions::Any,
+        read_only: false,
+        outside: false,
+        idempotent: true,
+        open_world: false,
+        destructive: false,
+        fields: || {
+            (
+                json!({
+                    "storageState": {
+                        "type": "object",
+                        "properties": {
+                            "cookies": {"type": "array", "maxItems": fleet_proto::MAX_COOKIES_PER_SET, "items": {"type": "object"}},
+                            "origins": {"type": "array", "items": {"type": "object", "properties": {"origin": {"type": "string"}, "localStorage": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "value": {"type": "string"}}, "required": ["name", "value"]}}}, "required": ["origin"]}}
+                        }
+                    },
+                    "maxDurationMs": duration()
+                }),
+                vec!["storageState"],
+            )
+        },
     },
 ];
