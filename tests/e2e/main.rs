@@ -26,6 +26,7 @@ mod images;
 mod interaction;
 mod lifecycle;
 mod limits;
+mod network_log;
 mod outage;
 mod preludes;
 mod proxy;

@@ -38,7 +38,8 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::WebSearch(_)
         // The jar is the session's own; changing it reaches no one else.
         | Kind::Cookies(_)
-        | Kind::Storage(_) => false,
+        | Kind::Storage(_)
+        | Kind::NetworkLog(_) => false,
     }
 }
 

@@ -149,6 +149,19 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::WebSearch(search)) => http::validate_search(i, a, search)?,
             Some(Kind::Cookies(c)) => validate_cookies(i, &a.session_id, c)?,
             Some(Kind::Storage(st)) => validate_storage(i, &a.session_id, st)?,
+            Some(Kind::NetworkLog(n)) => {
+                if a.session_id.is_empty() {
+                    return invalid(format!(
+                        "actions[{i}].sessionID is required: it names the session whose requests to list"
+                    ));
+                }
+                if n.limit > 500 {
+                    return invalid(format!(
+                        "actions[{i}].limit must be 1 to 500; got {}",
+                        n.limit
+                    ));
+                }
+            }
             Some(Kind::Close(_)) => {
                 if a.session_id.is_empty() {
                     return invalid(format!(

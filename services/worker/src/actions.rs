@@ -38,7 +38,8 @@ pub(crate) fn page_of(output: &ActionOutput) -> Option<(String, String)> {
         | action_output::Kind::Http(_)
         | action_output::Kind::WebSearch(_)
         | action_output::Kind::Cookies(_)
-        | action_output::Kind::Storage(_) => return None,
+        | action_output::Kind::Storage(_)
+        | action_output::Kind::NetworkLog(_) => return None,
     };
     Some((page.url.clone(), page.title.clone()))
 }
@@ -225,6 +226,10 @@ pub(crate) async fn execute(
             })?;
             action_output::Kind::Storage(crate::web_storage::run(tab, op, budget).await?)
         }
+        Kind::NetworkLog(n) => action_output::Kind::NetworkLog(
+            tab.network_log()
+                .read(usize::try_from(n.limit).unwrap_or(usize::MAX)),
+        ),
         Kind::Http(_) | Kind::WebSearch(_) => {
             return Err(Failure::new(
                 ErrorCode::InvalidArgument,

@@ -89,6 +89,8 @@ pub struct TabState {
     /// How many preludes this tab's engine took from `preludes` (it asks for
     /// each once, on its first script).
     preludes_served: u32,
+    /// The requests the tab's pages made, newest last.
+    network: crate::network_log::NetworkLog,
 }
 
 impl WasiView for TabState {
@@ -120,11 +122,10 @@ impl bindings::fleet::engine::network::Host for TabState {
         } else {
             &mut no_jar
         };
-        let resp = self
-            .fetcher
-            .fetch(request, jar, budget)
-            .await
-            .map_err(|e| e.0)?;
+        let entry = self.network.start(&request.method, &request.url);
+        let resp = self.fetcher.fetch(request, jar, budget).await;
+        self.network.finish(entry, &resp);
+        let resp = resp.map_err(|e| e.0)?;
         Ok(bindings::fleet::engine::network::Response {
             status: resp.status,
             url: resp.url,
@@ -305,6 +306,7 @@ impl EngineHost {
                 .build(),
             fetcher: self.fetcher.clone(),
             cookies: CookieStore::default(),
+            network: crate::network_log::NetworkLog::default(),
             deadline: Instant::now() + Duration::from_secs(30),
             preludes,
             preludes_served: 0,
@@ -510,6 +512,11 @@ impl Tab {
         )
         .map_err(|e| format!("the cookie jar could not be saved: {e}"))?;
         Ok(out)
+    }
+
+    /// The requests the tab's pages made.
+    pub fn network_log(&self) -> &crate::network_log::NetworkLog {
+        &self.store.data().network
     }
 
     /// The host-side cookie jar, for the cookie tools.

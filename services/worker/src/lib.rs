@@ -16,6 +16,7 @@ pub mod host;
 pub mod http_tool;
 pub mod metrics_port;
 pub mod net;
+pub mod network_log;
 pub mod service;
 pub mod sessions;
 pub mod web_storage;

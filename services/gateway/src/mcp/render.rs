@@ -121,6 +121,14 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     "changed": c.changed,
                 }),
                 Some(action_output::Kind::Storage(st)) => storage_json(tool, st),
+                Some(action_output::Kind::NetworkLog(n)) => json!({
+                    "entries": n.entries.iter().map(|e| json!({
+                        "method": e.method, "url": e.url, "status": e.status,
+                        "mimeType": e.mime_type, "size": e.size, "startedMs": e.started_ms,
+                        "durationMs": e.duration_ms, "finalUrl": e.final_url, "error": e.error,
+                    })).collect::<Vec<_>>(),
+                    "total": n.total,
+                }),
                 // Search has its own tool and rendering; over the actions
                 // envelope it is only reachable through gRPC.
                 Some(action_output::Kind::WebSearch(_)) => Value::Null,

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+mod fields;
 mod table;
 
 /// The tools, each a shape of action.
@@ -46,6 +47,7 @@ pub(super) enum ToolKind {
     StorageClear,
     StorageStateExport,
     StorageStateImport,
+    NetworkLog,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

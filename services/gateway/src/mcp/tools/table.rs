@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::super::schema::{area, duration, http_fields, target_fields};
+use super::fields::{cookie_set_fields, storage_state_fields};
 use super::{Sessions, Spec, ToolKind, http_tool};
 use crate::validate::{
     MAX_A11Y_NODES, MAX_ACTIONS, MAX_FONT_BASE64_CHARS, MAX_KEY_CHARS, MAX_PROMPT_CHARS,
@@ -12,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 35] = [
+pub(in crate::mcp) static TOOLS: [Spec; 36] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -444,33 +445,7 @@ pub(in crate::mcp) static TOOLS: [Spec; 35] = [
         idempotent: true,
         open_world: false,
         destructive: false,
-        fields: || {
-            (
-                json!({
-                    "cookies": {
-                        "type": "array", "minItems": 1, "maxItems": fleet_proto::MAX_COOKIES_PER_SET,
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "name": {"type": "string"},
-                                "value": {"type": "string"},
-                                "url": {"type": "string"},
-                                "domain": {"type": "string"},
-                                "path": {"type": "string"},
-                                "expires": {"type": "number", "description": "Unix seconds; -1 or absent: a session cookie."},
-                                "httpOnly": {"type": "boolean"},
-                                "secure": {"type": "boolean"},
-                                "sameSite": {"type": "string", "enum": ["Strict", "Lax", "None"]}
-                            },
-                            "required": ["name", "value"],
-                            "additionalProperties": false
-                        }
-                    },
-                    "maxDurationMs": duration()
-                }),
-                vec!["cookies"],
-            )
-        },
+        fields: cookie_set_fields,
     },
     Spec {
         kind: ToolKind::CookiesDelete,
@@ -587,19 +562,25 @@ pub(in crate::mcp) static TOOLS: [Spec; 35] = [
         idempotent: true,
         open_world: false,
         destructive: false,
+        fields: storage_state_fields,
+    },
+    Spec {
+        kind: ToolKind::NetworkLog,
+        name: "servo_network_log",
+        description: "List the requests a session's pages made (documents, scripts, styles, images, fetch, XHR), oldest first: method, url, status, mimeType, size, startedMs, durationMs, finalUrl and error. The newest limit (default 100) of the last 500 on the worker holding the tab; a restore starts a new log.",
+        sessions: Sessions::Existing,
+        read_only: true,
+        outside: false,
+        idempotent: true,
+        open_world: false,
+        destructive: false,
         fields: || {
             (
                 json!({
-                    "storageState": {
-                        "type": "object",
-                        "properties": {
-                            "cookies": {"type": "array", "maxItems": fleet_proto::MAX_COOKIES_PER_SET, "items": {"type": "object"}},
-                            "origins": {"type": "array", "items": {"type": "object", "properties": {"origin": {"type": "string"}, "localStorage": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "value": {"type": "string"}}, "required": ["name", "value"]}}}, "required": ["origin"]}}
-                        }
-                    },
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100},
                     "maxDurationMs": duration()
                 }),
-                vec!["storageState"],
+                vec!["sessionID"],
             )
         },
     },

@@ -1,0 +1,105 @@
+//! `servo_network_log`: the requests a session's pages made, with status,
+//! media type, size and timing, and the ones the policy refused.
+
+use axum::response::{Html, Redirect};
+use axum::routing::get;
+use serde_json::{Value, json};
+
+use crate::harness::{Fleet, act, open};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_network_log_lists_what_the_pages_requested() {
+    let app = axum::Router::new()
+        .route(
+            "/",
+            get(|| async {
+                Html(
+                    "<!doctype html><title>net</title><link rel=stylesheet href=/s.css>\
+                     <script src=/app.js></script><p>hello</p>",
+                )
+            }),
+        )
+        .route(
+            "/s.css",
+            get(|| async { ([("content-type", "text/css")], "p{color:red}") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async {
+                (
+                    [("content-type", "text/javascript")],
+                    "fetch('/hop').then(r => r.json()).then(d => document.title = d.n);\
+                     fetch('http://10.0.0.1/secret').catch(() => {});",
+                )
+            }),
+        )
+        .route("/hop", get(|| async { Redirect::temporary("/data.json") }))
+        .route(
+            "/data.json",
+            get(|| async {
+                (
+                    [("content-type", "application/json; charset=utf-8")],
+                    "{\"n\": \"42\"}",
+                )
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let (id, nav) = open(&client, &format!("{base}/")).await;
+    assert_eq!(nav["response"]["page"]["title"], "42", "{nav:#}");
+
+    let r = act(&client, "servo_network_log", &id, json!({})).await;
+    let entries = r["response"]["entries"].as_array().unwrap().clone();
+    let find = |suffix: &str| -> Value {
+        entries
+            .iter()
+            .find(|e| e["url"].as_str().unwrap().ends_with(suffix))
+            .cloned()
+            .unwrap_or_else(|| panic!("{suffix} not logged: {r:#}"))
+    };
+    let doc = find(&format!("{base}/"));
+    assert_eq!(
+        (doc["method"].as_str(), doc["status"].as_u64()),
+        (Some("GET"), Some(200))
+    );
+    assert_eq!(
+        doc["mimeType"],
+        "text/html; charset=utf-8".split(';').next().unwrap()
+    );
+    assert_eq!(find("/s.css")["mimeType"], "text/css");
+    assert_eq!(find("/app.js")["mimeType"], "text/javascript");
+    let data = find("/data.json");
+    assert_eq!(data["status"], 200, "{data:#}");
+    assert_eq!(data["mimeType"], "application/json");
+    assert_eq!(data["size"], 11);
+    assert!(data["startedMs"].as_i64().unwrap() > 1_700_000_000_000);
+    // The fetch of /hop followed its redirect in the page: the 307 is an entry.
+    assert_eq!(find("/hop")["status"], 307, "{r:#}");
+    let refused = find("10.0.0.1/secret");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("network policy"),
+        "{refused:#}"
+    );
+    assert_eq!(refused["status"], 0);
+    assert_eq!(r["response"]["total"], entries.len() as u64);
+
+    // The newest ones only, with a limit.
+    let r = act(&client, "servo_network_log", &id, json!({"limit": 2})).await;
+    assert_eq!(
+        r["response"]["entries"].as_array().unwrap().len(),
+        2,
+        "{r:#}"
+    );
+    let r = act(&client, "servo_network_log", &id, json!({"limit": 501})).await;
+    assert!(
+        r["error"].as_str().unwrap_or_default().contains("1 to 500"),
+        "{r:#}"
+    );
+}
