@@ -103,3 +103,61 @@ async fn the_network_log_lists_what_the_pages_requested() {
         "{r:#}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn console_messages_gather_what_every_action_wrote() {
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let (out, _) = crate::harness::call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": "<script>console.log('loaded'); console.warn('careful');</script>"}]}),
+    )
+    .await;
+    let id = out["responses"][0]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    act(
+        &client,
+        "servo_evaluate",
+        &id,
+        json!({"script": "console.error('from eval'); 1"}),
+    )
+    .await;
+    act(
+        &client,
+        "servo_evaluate",
+        &id,
+        json!({"script": "setTimeout(() => console.info('later'), 0); 2"}),
+    )
+    .await;
+    // A wait runs the page's timers; what they write is gathered too.
+    act(&client, "servo_wait", &id, json!({"timeMs": 50})).await;
+    let r = act(&client, "servo_console_messages", &id, json!({})).await;
+    let seen: Vec<String> = r["response"]["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r:#}"))
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}",
+                m["level"].as_str().unwrap(),
+                m["text"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        &seen[..3],
+        ["log:loaded", "warn:careful", "error:from eval"],
+        "{r:#}"
+    );
+    assert!(seen.get(3).is_some_and(|m| m == "info:later"), "{seen:?}");
+    assert_eq!(r["response"]["total"], 4);
+    let r = act(&client, "servo_console_messages", &id, json!({"limit": 1})).await;
+    assert_eq!(
+        r["response"]["messages"].as_array().unwrap().len(),
+        1,
+        "{r:#}"
+    );
+}

@@ -39,7 +39,8 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         // The jar is the session's own; changing it reaches no one else.
         | Kind::Cookies(_)
         | Kind::Storage(_)
-        | Kind::NetworkLog(_) => false,
+        | Kind::NetworkLog(_)
+        | Kind::ConsoleMessages(_) => false,
     }
 }
 

@@ -149,17 +149,15 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::WebSearch(search)) => http::validate_search(i, a, search)?,
             Some(Kind::Cookies(c)) => validate_cookies(i, &a.session_id, c)?,
             Some(Kind::Storage(st)) => validate_storage(i, &a.session_id, st)?,
-            Some(Kind::NetworkLog(n)) => {
+            Some(Kind::NetworkLog(pb::NetworkLog { limit }))
+            | Some(Kind::ConsoleMessages(pb::ConsoleMessages { limit })) => {
                 if a.session_id.is_empty() {
                     return invalid(format!(
-                        "actions[{i}].sessionID is required: it names the session whose requests to list"
+                        "actions[{i}].sessionID is required: it names the session whose log to read"
                     ));
                 }
-                if n.limit > 500 {
-                    return invalid(format!(
-                        "actions[{i}].limit must be 1 to 500; got {}",
-                        n.limit
-                    ));
+                if *limit > 500 {
+                    return invalid(format!("actions[{i}].limit must be 1 to 500; got {limit}"));
                 }
             }
             Some(Kind::Close(_)) => {

@@ -26,7 +26,13 @@ fn png_size(png: &[u8]) -> (u32, u32) {
 
 /// The URL and title of the page an action's output carries.
 pub(crate) fn page_of(output: &ActionOutput) -> Option<(String, String)> {
-    let page = match output.kind.as_ref()? {
+    let page = page_ref(output)?;
+    Some((page.url.clone(), page.title.clone()))
+}
+
+/// The page an action's output carries, if any.
+fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
+    Some(match output.kind.as_ref()? {
         action_output::Kind::Page(p) => p,
         action_output::Kind::Evaluate(e) => e.page.as_ref()?,
         action_output::Kind::Screenshot(s) => s.page.as_ref()?,
@@ -39,9 +45,9 @@ pub(crate) fn page_of(output: &ActionOutput) -> Option<(String, String)> {
         | action_output::Kind::WebSearch(_)
         | action_output::Kind::Cookies(_)
         | action_output::Kind::Storage(_)
-        | action_output::Kind::NetworkLog(_) => return None,
-    };
-    Some((page.url.clone(), page.title.clone()))
+        | action_output::Kind::NetworkLog(_)
+        | action_output::Kind::ConsoleMessages(_) => return None,
+    })
 }
 
 /// Accessibility tree nodes listed when the action names no cap.
@@ -226,6 +232,10 @@ pub(crate) async fn execute(
             })?;
             action_output::Kind::Storage(crate::web_storage::run(tab, op, budget).await?)
         }
+        Kind::ConsoleMessages(c) => action_output::Kind::ConsoleMessages(
+            tab.console_log()
+                .read(usize::try_from(c.limit).unwrap_or(usize::MAX)),
+        ),
         Kind::NetworkLog(n) => action_output::Kind::NetworkLog(
             tab.network_log()
                 .read(usize::try_from(n.limit).unwrap_or(usize::MAX)),
@@ -237,5 +247,9 @@ pub(crate) async fn execute(
             ));
         }
     };
-    Ok(ActionOutput { kind: Some(output) })
+    let output = ActionOutput { kind: Some(output) };
+    if let Some(page) = page_ref(&output) {
+        tab.console_log().extend(&page.console);
+    }
+    Ok(output)
 }

@@ -281,6 +281,7 @@ impl EngineHost {
             instance,
             poisoned: false,
             fonts: Vec::new(),
+            console: crate::console_log::ConsoleLog::default(),
         };
         tab.set_viewport(viewport).await?;
         Ok(tab)
@@ -340,6 +341,8 @@ pub struct Tab {
     /// Fonts the guest accepted, in order: the checkpoint keeps them, and a
     /// restore registers them again before the page loads.
     fonts: Vec<RegisteredFont>,
+    /// What the tab's pages wrote to the console, action by action.
+    console: crate::console_log::ConsoleLog,
 }
 
 /// A font the guest accepted. Its bytes never change, so its content hash is
@@ -512,6 +515,11 @@ impl Tab {
         )
         .map_err(|e| format!("the cookie jar could not be saved: {e}"))?;
         Ok(out)
+    }
+
+    /// What the tab's pages wrote to the console.
+    pub fn console_log(&mut self) -> &mut crate::console_log::ConsoleLog {
+        &mut self.console
     }
 
     /// The requests the tab's pages made.

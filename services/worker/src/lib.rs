@@ -8,6 +8,7 @@ pub mod actions;
 pub mod backlog;
 pub mod checkpoint;
 pub mod config;
+pub mod console_log;
 pub mod convert;
 pub mod cookies;
 pub mod deletion_cost;

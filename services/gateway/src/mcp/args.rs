@@ -335,16 +335,21 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         | ToolKind::StorageClear
         | ToolKind::StorageStateExport
         | ToolKind::StorageStateImport => Kind::Storage(parse_storage(tool, i, obj)?),
-        ToolKind::NetworkLog => Kind::NetworkLog(pb::NetworkLog {
-            limit: match int("limit")? {
+        ToolKind::NetworkLog | ToolKind::ConsoleMessages => {
+            let limit = match int("limit")? {
                 Some(n) if !(1..=500).contains(&n) => {
                     return Err(invalid(format!(
                         "actions[{i}].limit must be 1 to 500; got {n}"
                     )));
                 }
                 n => n.unwrap_or(0),
-            },
-        }),
+            };
+            if tool == ToolKind::NetworkLog {
+                Kind::NetworkLog(pb::NetworkLog { limit })
+            } else {
+                Kind::ConsoleMessages(pb::ConsoleMessages { limit })
+            }
+        }
         ToolKind::RegisterFont => {
             let data = string("fontBase64")?
                 .ok_or_else(|| invalid(format!("actions[{i}].fontBase64 is required")))?;

@@ -129,6 +129,10 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     })).collect::<Vec<_>>(),
                     "total": n.total,
                 }),
+                Some(action_output::Kind::ConsoleMessages(c)) => json!({
+                    "messages": c.messages.iter().map(|m| json!({"level": m.level, "text": m.text})).collect::<Vec<_>>(),
+                    "total": c.total,
+                }),
                 // Search has its own tool and rendering; over the actions
                 // envelope it is only reachable through gRPC.
                 Some(action_output::Kind::WebSearch(_)) => Value::Null,

@@ -48,6 +48,7 @@ pub(super) enum ToolKind {
     StorageStateExport,
     StorageStateImport,
     NetworkLog,
+    ConsoleMessages,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

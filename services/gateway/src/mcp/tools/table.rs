@@ -13,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 36] = [
+pub(in crate::mcp) static TOOLS: [Spec; 37] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -568,6 +568,26 @@ pub(in crate::mcp) static TOOLS: [Spec; 36] = [
         kind: ToolKind::NetworkLog,
         name: "servo_network_log",
         description: "List the requests a session's pages made (documents, scripts, styles, images, fetch, XHR), oldest first: method, url, status, mimeType, size, startedMs, durationMs, finalUrl and error. The newest limit (default 100) of the last 500 on the worker holding the tab; a restore starts a new log.",
+        sessions: Sessions::Existing,
+        read_only: true,
+        outside: false,
+        idempotent: true,
+        open_world: false,
+        destructive: false,
+        fields: || {
+            (
+                json!({
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100},
+                    "maxDurationMs": duration()
+                }),
+                vec!["sessionID"],
+            )
+        },
+    },
+    Spec {
+        kind: ToolKind::ConsoleMessages,
+        name: "servo_console_messages",
+        description: "List what a session's pages wrote to the console (and their uncaught errors) during its actions, oldest first, as {level, text}: the newest limit (default 100) of the last 500 on the worker holding the tab; a restore starts anew.",
         sessions: Sessions::Existing,
         read_only: true,
         outside: false,
