@@ -1,19 +1,20 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`,
 //! pinned in tests/clients/conformance with the Node 22 it needs) against a
-//! `serve` gateway: the scenarios that apply to this server. The others test
-//! the suite's own demonstration tools, prompts and resources, which this
-//! server does not have.
+//! `serve` gateway: the scenarios that apply to this server (resources-list
+//! lists the MCP Apps views). The others test the suite's own demonstration
+//! tools, prompts and resources (`test://…`), which this server does not have.
 
 use std::time::Duration;
 
 use crate::harness::{free_port, http_ok, spawn, wait_for};
 
 /// The scenarios run, each expected to pass every check.
-const SCENARIOS: [&str; 4] = [
+const SCENARIOS: [&str; 5] = [
     "server-initialize",
     "ping",
     "tools-list",
     "dns-rebinding-protection",
+    "resources-list",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

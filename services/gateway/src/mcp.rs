@@ -5,6 +5,7 @@
 //! [`tools`], their arguments parsed in [`args`] (by hand, so every error names
 //! the exact field and the limit it broke) and their results built in [`render`].
 
+mod apps;
 mod args;
 mod render;
 mod schema;
@@ -14,7 +15,8 @@ use fleet_store::Tenant;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -54,7 +56,12 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
             .with_server_info(Implementation::new("servo-fleet", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Headless browser tabs for agents. Open a tab with servo_navigate (sessionID null), then pass the returned sessionID to the other tools. Up to 20 actions per call, one per session, run concurrently.",
@@ -69,6 +76,24 @@ impl ServerHandler for McpServer {
         Ok(ListToolsResult::with_all_items(schema::all(
             self.dispatcher.read_only(),
         )))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(apps::resources()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        apps::read(&request.uri).map(Into::into).ok_or_else(|| {
+            ErrorData::resource_not_found(format!("no resource {:?}", request.uri), None)
+        })
     }
 
     async fn call_tool(

@@ -53,6 +53,7 @@ impl Spec {
         annotations.idempotent_hint = Some(self.idempotent);
         let mut tool = Tool::new(self.name, self.description, Arc::new(schema));
         tool.annotations = Some(annotations);
+        tool.meta = Some(super::apps::tool_meta(super::apps::BROWSER_UI));
         tool
     }
 }
@@ -98,6 +99,7 @@ fn search_tool() -> Tool {
     annotations.idempotent_hint = Some(true);
     annotations.destructive_hint = Some(false);
     tool.annotations = Some(annotations);
+    tool.meta = Some(super::apps::tool_meta(super::apps::SEARCH_UI));
     tool
 }
 
