@@ -161,3 +161,51 @@ async fn console_messages_gather_what_every_action_wrote() {
         "{r:#}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn waiting_for_network_idle_lets_timed_requests_finish() {
+    let app = axum::Router::new().route("/later.json", get(|| async { "{\"ok\": true}" }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let page = format!(
+        "<title>idle</title><script>setTimeout(() => fetch('{base}/later.json').then(() => document.title = 'fetched'), 1500)</script>"
+    );
+    let (out, _) = crate::harness::call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"html": page}]}),
+    )
+    .await;
+    let id = out["responses"][0]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The timer is past the quiet period: the load state holds, the request
+    // has not been made.
+    let r = act(&client, "servo_wait", &id, json!({"until": "load"})).await;
+    assert_eq!(r["response"]["page"]["title"], "idle", "{r:#}");
+    // Three network-idle waits carry the page clock past the timer.
+    for _ in 0..3 {
+        act(&client, "servo_wait", &id, json!({"until": "networkidle"})).await;
+    }
+    let r = act(&client, "servo_network_log", &id, json!({})).await;
+    assert!(
+        r["response"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["url"].as_str().unwrap().ends_with("/later.json") && e["status"] == 200),
+        "{r:#}"
+    );
+    let r = act(&client, "servo_wait", &id, json!({"until": "idle"})).await;
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("until must be"),
+        "{r:#}"
+    );
+}

@@ -21,6 +21,9 @@ use http::parse_http;
 pub(super) use http::parse_search;
 use storage::parse_storage;
 
+/// Page time a `networkidle` wait lets pass, ms: Playwright's quiet period.
+const NETWORK_IDLE_MS: u32 = 500;
+
 pub(super) fn invalid(m: String) -> GatewayError {
     GatewayError::Invalid(m)
 }
@@ -243,10 +246,8 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
             value: string("value")?
                 .ok_or_else(|| invalid(format!("actions[{i}].value is required")))?,
         }),
-        ToolKind::Wait => Kind::Wait(pb::Wait {
-            selector: string("selector")?,
-            text: string("text")?,
-            time_ms: match int("timeMs")? {
+        ToolKind::Wait => {
+            let time_ms = match int("timeMs")? {
                 Some(0) => {
                     return Err(invalid(format!(
                         "actions[{i}].timeMs must be 1 to {}; got 0",
@@ -254,8 +255,35 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                     )));
                 }
                 n => n.unwrap_or(0),
-            },
-        }),
+            };
+            // Playwright's load states. Requests finish inside the action
+            // that makes them, and every action returns after the load
+            // event, so `load` asks for no more than the page as it is; a
+            // network idle is 500 ms of page time with no request in flight,
+            // so the page's timers run for 500 ms, and whatever they fetch
+            // is fetched within them.
+            let until = match string("until")?.as_deref() {
+                None => None,
+                Some("load" | "domcontentloaded") => Some(1),
+                Some("networkidle") => Some(NETWORK_IDLE_MS),
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "actions[{i}].until must be load, domcontentloaded or networkidle; got {other:?}"
+                    )));
+                }
+            };
+            let (selector, text) = (string("selector")?, string("text")?);
+            if until.is_some() && (selector.is_some() || text.is_some() || time_ms != 0) {
+                return Err(invalid(format!(
+                    "actions[{i}].until waits for a load state; it goes with no selector, text or timeMs"
+                )));
+            }
+            Kind::Wait(pb::Wait {
+                selector,
+                text,
+                time_ms: until.unwrap_or(time_ms),
+            })
+        }
         ToolKind::Reload => Kind::History(pb::History {
             step: pb::history::Step::Reload.into(),
         }),

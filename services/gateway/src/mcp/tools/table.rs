@@ -300,7 +300,7 @@ pub(in crate::mcp) static TOOLS: [Spec; 37] = [
     Spec {
         kind: ToolKind::Wait,
         name: "servo_wait",
-        description: "Wait on a tab's page: until an element matching selector is rendered, until the visible text contains text, or (with neither) for timeMs of page time. The page's timers run as the page clock moves ahead (no real waiting); a condition not met within timeMs (default 10000) is a TIMEOUT error naming it.",
+        description: "Wait on a tab's page: until an element matching selector is rendered, until the visible text contains text, for a load state (until), or (with none) for timeMs of page time. The page's timers run as the page clock moves ahead (no real waiting); a condition not met within timeMs (default 10000) is a TIMEOUT error naming it.",
         sessions: Sessions::Existing,
         read_only: false,
         open_world: false,
@@ -313,6 +313,7 @@ pub(in crate::mcp) static TOOLS: [Spec; 37] = [
                     "selector": {"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "CSS selector of an element to wait for (rendered: displayed and visible)."},
                     "text": {"type": "string", "maxLength": MAX_TARGET_CHARS, "description": "Text to wait for in the page's visible text."},
                     "timeMs": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT_MS, "description": "Page time: the longest wait for selector/text (default 10000), or with neither the time to let pass."},
+                    "until": {"type": "string", "enum": ["load", "domcontentloaded", "networkidle"], "description": "A load state, as Playwright's waitForLoadState: load has happened when any action returns; networkidle runs the page's timers for 500 ms of page time (requests finish within it)."},
                     "maxDurationMs": duration()
                 }),
                 vec!["sessionID"],
