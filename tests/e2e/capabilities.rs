@@ -53,6 +53,7 @@ const EVIDENCE: &[(&str, &[&str])] = &[
     ("navigation.new-windows", &["_blank", "window.open"]),
     ("dialogs", &["alert(", "confirm(", "prompt("]),
     ("input.click", &["servo_click"]),
+    ("input.hover", &["servo_hover"]),
     ("input.keyboard", &["servo_type_text", "servo_press_key"]),
     ("input.scroll", &["servo_scroll"]),
     ("output.accessibility-tree", &["servo_accessibility_tree"]),

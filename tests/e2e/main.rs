@@ -22,6 +22,7 @@ mod fonts;
 mod grpc;
 mod harness;
 mod held;
+mod hover;
 mod http_tools;
 mod images;
 mod interaction;

@@ -208,6 +208,13 @@ const FEATURES: &[Feature] = &[
         checks: &["clicks_types_and_presses_keys_like_a_user"],
     },
     Feature {
+        name: "input.hover",
+        implemented: true,
+        gaps: "CSS :hover does not match the hovered element",
+        what: "by point, selector, visible text or ref: pointer and mouse over, enter and move events, and out and leave on the element hovered before",
+        checks: &["hovering_opens_a_hover_menu_and_fires_enter_and_leave_in_order"],
+    },
+    Feature {
         name: "input.keyboard",
         implemented: true,
         gaps: "a click puts the caret at the end of a field's text, not where the click lands; contenteditable elements have no caret (typing appends)",

@@ -50,6 +50,10 @@ pub(crate) fn perform(action: UserInput) -> Result<Summary, String> {
             };
             js::input_hook("userScroll", (id, scroll.dx, scroll.dy))
         }
+        UserInput::Hover(target) => {
+            let hit = resolve(&target)?;
+            js::input_hook("userHover", (from_id(hit.id), hit.x, hit.y))
+        }
         UserInput::Select(select) => {
             let hit = resolve(&select.target)?;
             js::input_hook("userSelect", (from_id(hit.id), select.value))

@@ -40,7 +40,10 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::Cookies(_)
         | Kind::Storage(_)
         | Kind::NetworkLog(_)
-        | Kind::ConsoleMessages(_) => false,
+        | Kind::ConsoleMessages(_)
+        // Over and enter events; what a page does on them stays in the tab
+        // unless its scripts send it away, as on load.
+        | Kind::Hover(_) => false,
     }
 }
 

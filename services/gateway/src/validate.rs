@@ -156,8 +156,11 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
                         "actions[{i}].sessionID is required: it names the session whose log to read"
                     ));
                 }
-                if *limit > 500 {
-                    return invalid(format!("actions[{i}].limit must be 1 to 500; got {limit}"));
+                let max = fleet_proto::MAX_LOG_ENTRIES;
+                if *limit as usize > max {
+                    return invalid(format!(
+                        "actions[{i}].limit must be 1 to {max}; got {limit}"
+                    ));
                 }
             }
             Some(Kind::Close(_)) => {
@@ -292,6 +295,7 @@ fn validate_page_action(i: usize, session_id: &str, kind: &Kind) -> Result<(), G
     };
     match kind {
         Kind::Click(c) => validate_target(i, c.target.as_ref())?,
+        Kind::Hover(h) => validate_target(i, h.target.as_ref())?,
         Kind::Type(t) => {
             if let Some(target) = &t.target {
                 validate_target(i, Some(target))?;

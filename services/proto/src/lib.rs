@@ -39,6 +39,12 @@ pub const MAX_FONTS_PER_SESSION: usize = 16;
 /// Most cookies one `Cookies` action may set.
 pub const MAX_COOKIES_PER_SET: usize = 100;
 
+/// Entries a tab's network and console logs keep, and the most one read
+/// returns.
+pub const MAX_LOG_ENTRIES: usize = 500;
+/// Entries a log read returns when it names no limit.
+pub const DEFAULT_LOG_ENTRIES: usize = 100;
+
 /// Most storage items one `Storage` action may set or import.
 pub const MAX_STORAGE_ITEMS: usize = 1000;
 

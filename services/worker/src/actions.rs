@@ -149,6 +149,10 @@ pub(crate) async fn execute(
             let action = UserInput::TypeText(TypeText::try_from(typing)?);
             input(tab, &action, budget).await?
         }
+        Kind::Hover(hover) => {
+            let action = UserInput::Hover(Target::try_from(hover.target)?);
+            input(tab, &action, budget).await?
+        }
         Kind::PressKey(press) => input(tab, &UserInput::Press(press.key), budget).await?,
         Kind::Scroll(scroll) => {
             let action = UserInput::Scroll(Scroll::try_from(scroll)?);

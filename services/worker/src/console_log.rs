@@ -8,9 +8,9 @@ use std::collections::VecDeque;
 use fleet_proto::v1 as pb;
 
 /// Messages a tab keeps.
-pub const MAX_MESSAGES: usize = 500;
+pub const MAX_MESSAGES: usize = fleet_proto::MAX_LOG_ENTRIES;
 /// Messages a read returns when it names no limit.
-pub const DEFAULT_MESSAGES: usize = 100;
+pub const DEFAULT_MESSAGES: usize = fleet_proto::DEFAULT_LOG_ENTRIES;
 
 /// The log.
 #[derive(Default)]

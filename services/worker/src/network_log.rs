@@ -11,9 +11,9 @@ use fleet_proto::v1 as pb;
 use crate::net::{FetchResponse, Refused};
 
 /// Entries a tab keeps.
-pub const MAX_ENTRIES: usize = 500;
+pub const MAX_ENTRIES: usize = fleet_proto::MAX_LOG_ENTRIES;
 /// Entries a read returns when it names no limit.
-pub const DEFAULT_ENTRIES: usize = 100;
+pub const DEFAULT_ENTRIES: usize = fleet_proto::DEFAULT_LOG_ENTRIES;
 
 /// A request under way: where its entry is and when it started.
 pub struct Started {

@@ -111,6 +111,39 @@
     fire(target, new MouseEvent('click', init));
     return null;
   };
+  // The element the pointer is over, for the out/leave events of the next hover.
+  let hovered = null;
+  hooks.userHover = (id, x, y) => {
+    const target = wrap(id);
+    if (!target) return 'the element is no longer in the document';
+    const init = { bubbles: true, cancelable: true, composed: true, view: g, clientX: x, clientY: y, screenX: x, screenY: y, ...mods };
+    const flat = { ...init, bubbles: false, cancelable: false };
+    if (hovered && hovered !== target && hovered.isConnected) {
+      fire(hovered, new PointerEvent('pointerout', { ...init, relatedTarget: target }));
+      fire(hovered, new MouseEvent('mouseout', { ...init, relatedTarget: target }));
+      // leave goes to each element the pointer left, innermost first.
+      for (let e = hovered; e && !e.contains(target); e = e.parentElement) {
+        fire(e, new PointerEvent('pointerleave', { ...flat, relatedTarget: target }));
+        fire(e, new MouseEvent('mouseleave', { ...flat, relatedTarget: target }));
+      }
+    }
+    if (hovered !== target) {
+      const from = hovered && hovered.isConnected ? hovered : null;
+      fire(target, new PointerEvent('pointerover', { ...init, relatedTarget: from }));
+      fire(target, new MouseEvent('mouseover', { ...init, relatedTarget: from }));
+      // enter goes to each element the pointer entered, outermost first.
+      const entered = [];
+      for (let e = target; e && !(from && e.contains(from)); e = e.parentElement) entered.unshift(e);
+      for (const e of entered) {
+        fire(e, new PointerEvent('pointerenter', { ...flat, relatedTarget: from }));
+        fire(e, new MouseEvent('mouseenter', { ...flat, relatedTarget: from }));
+      }
+    }
+    fire(target, new PointerEvent('pointermove', init));
+    fire(target, new MouseEvent('mousemove', init));
+    hovered = target;
+    return null;
+  };
   hooks.userFocus = (id) => {
     const el = wrap(id);
     if (!el) return 'the element is no longer in the document';

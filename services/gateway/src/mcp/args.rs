@@ -213,6 +213,9 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                 }
             },
         }),
+        ToolKind::Hover => Kind::Hover(pb::Hover {
+            target: parse_target(i, obj)?,
+        }),
         ToolKind::PressKey => Kind::PressKey(pb::PressKey {
             key: string("key")?.ok_or_else(|| invalid(format!("actions[{i}].key is required")))?,
         }),
@@ -364,10 +367,11 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         | ToolKind::StorageStateExport
         | ToolKind::StorageStateImport => Kind::Storage(parse_storage(tool, i, obj)?),
         ToolKind::NetworkLog | ToolKind::ConsoleMessages => {
+            let max = fleet_proto::MAX_LOG_ENTRIES;
             let limit = match int("limit")? {
-                Some(n) if !(1..=500).contains(&n) => {
+                Some(n) if n == 0 || n as usize > max => {
                     return Err(invalid(format!(
-                        "actions[{i}].limit must be 1 to 500; got {n}"
+                        "actions[{i}].limit must be 1 to {max}; got {n}"
                     )));
                 }
                 n => n.unwrap_or(0),

@@ -63,6 +63,7 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     let action = match tool {
                         ToolKind::Navigate => Some("navigate"),
                         ToolKind::Click => Some("click"),
+                        ToolKind::Hover => Some("hover"),
                         ToolKind::Type => Some("type"),
                         ToolKind::PressKey => Some("key"),
                         ToolKind::Scroll => Some("scroll"),

@@ -49,6 +49,7 @@ pub(super) enum ToolKind {
     StorageStateImport,
     NetworkLog,
     ConsoleMessages,
+    Hover,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

@@ -1,5 +1,5 @@
-//! Action fields too long to sit in their rows of the tool table: a cookie
-//! to set and a Playwright storage state.
+//! Action fields too long to sit in their rows of the tool table, or shared
+//! by several: a cookie to set, a Playwright storage state, a log's limit.
 
 use serde_json::{Value, json};
 
@@ -48,5 +48,17 @@ pub(super) fn storage_state_fields() -> (Value, Vec<&'static str>) {
             "maxDurationMs": duration()
         }),
         vec!["storageState"],
+    )
+}
+
+/// `servo_network_log` and `servo_console_messages`: how many of the newest
+/// entries to read.
+pub(super) fn log_fields() -> (Value, Vec<&'static str>) {
+    (
+        json!({
+            "limit": {"type": "integer", "minimum": 1, "maximum": fleet_proto::MAX_LOG_ENTRIES, "default": fleet_proto::DEFAULT_LOG_ENTRIES},
+            "maxDurationMs": duration()
+        }),
+        vec!["sessionID"],
     )
 }

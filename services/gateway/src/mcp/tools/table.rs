@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::super::schema::{area, duration, http_fields, target_fields};
-use super::fields::{cookie_set_fields, storage_state_fields};
+use super::fields::{cookie_set_fields, log_fields, storage_state_fields};
 use super::{Sessions, Spec, ToolKind, http_tool};
 use crate::validate::{
     MAX_A11Y_NODES, MAX_ACTIONS, MAX_FONT_BASE64_CHARS, MAX_KEY_CHARS, MAX_PROMPT_CHARS,
@@ -13,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 37] = [
+pub(in crate::mcp) static TOOLS: [Spec; 38] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -575,15 +575,7 @@ pub(in crate::mcp) static TOOLS: [Spec; 37] = [
         idempotent: true,
         open_world: false,
         destructive: false,
-        fields: || {
-            (
-                json!({
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100},
-                    "maxDurationMs": duration()
-                }),
-                vec!["sessionID"],
-            )
-        },
+        fields: log_fields,
     },
     Spec {
         kind: ToolKind::ConsoleMessages,
@@ -595,12 +587,21 @@ pub(in crate::mcp) static TOOLS: [Spec; 37] = [
         idempotent: true,
         open_world: false,
         destructive: false,
+        fields: log_fields,
+    },
+    Spec {
+        kind: ToolKind::Hover,
+        name: "servo_hover",
+        description: "Move the pointer onto an element (by selector, visibleText, ref or x/y) like a user: over, enter and move events, and out and leave on the element hovered before, so menus and tooltips that open on hover open; then returns the page. CSS :hover does not match.",
+        sessions: Sessions::Existing,
+        read_only: false,
+        outside: false,
+        idempotent: false,
+        open_world: false,
+        destructive: false,
         fields: || {
             (
-                json!({
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100},
-                    "maxDurationMs": duration()
-                }),
+                target_fields(json!({"maxDurationMs": duration()})),
                 vec!["sessionID"],
             )
         },
