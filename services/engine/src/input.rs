@@ -19,8 +19,8 @@ use crate::{js, state, tab};
 const MAX_TEXT_CANDIDATES: usize = 20_000;
 
 /// A resolved target: the element and the viewport point to act at.
-struct Hit {
-    id: NodeId,
+pub(crate) struct Hit {
+    pub(crate) id: NodeId,
     x: f64,
     y: f64,
 }
@@ -71,7 +71,7 @@ fn resolve(target: &Target) -> Result<Hit, String> {
 
 /// Find the element `target` names and the centre of its box, scrolling it
 /// into view first if `into_view`.
-fn locate(target: &Target, into_view: bool) -> Result<Hit, String> {
+pub(crate) fn locate(target: &Target, into_view: bool) -> Result<Hit, String> {
     let found = state::with_laid_out_document(|doc| -> Result<Option<Hit>, String> {
         let id = match target {
             Target::Point((x, y)) => {
@@ -157,7 +157,7 @@ fn is_interactive(doc: &BaseDocument, id: NodeId) -> bool {
 
 /// The text a user sees on an element: its visible text, or for buttons made
 /// of `<input>` their value.
-fn shown_text(doc: &BaseDocument, id: NodeId) -> String {
+pub(crate) fn shown_text(doc: &BaseDocument, id: NodeId) -> String {
     let Some(node) = doc.get_node(id) else {
         return String::new();
     };

@@ -22,6 +22,7 @@ mod capabilities;
 mod charset;
 mod cssparse;
 mod document;
+mod find;
 mod fonts;
 mod forms;
 mod indexeddb;
@@ -41,8 +42,8 @@ mod storage;
 mod tab;
 
 use bindings::exports::fleet::engine::page::{
-    AccessibilityTree, Capability, DialogPolicy, EvalError, Guest, Source, StatePart, Summary,
-    Traversal, UserInput, Viewport, WaitError, WaitFor,
+    AccessibilityTree, Capability, DialogPolicy, EvalError, Found, Guest, Source, StatePart,
+    Summary, Target, Traversal, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// The exported `page` interface; every call is forwarded to the tab state.
@@ -80,6 +81,10 @@ impl Guest for Engine {
 
     fn input(action: UserInput) -> Result<Summary, String> {
         input::perform(action)
+    }
+
+    fn find(target: Target) -> Result<Found, String> {
+        find::find(&target)
     }
 
     fn traverse(step: Traversal) -> Summary {

@@ -43,7 +43,8 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::ConsoleMessages(_)
         // Over and enter events; what a page does on them stays in the tab
         // unless its scripts send it away, as on load.
-        | Kind::Hover(_) => false,
+        | Kind::Hover(_)
+        | Kind::Find(_) => false,
     }
 }
 

@@ -296,6 +296,7 @@ fn validate_page_action(i: usize, session_id: &str, kind: &Kind) -> Result<(), G
     match kind {
         Kind::Click(c) => validate_target(i, c.target.as_ref())?,
         Kind::Hover(h) => validate_target(i, h.target.as_ref())?,
+        Kind::Find(f) => validate_target(i, f.target.as_ref())?,
         Kind::Type(t) => {
             if let Some(target) = &t.target {
                 validate_target(i, Some(target))?;

@@ -46,7 +46,8 @@ fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
         | action_output::Kind::Cookies(_)
         | action_output::Kind::Storage(_)
         | action_output::Kind::NetworkLog(_)
-        | action_output::Kind::ConsoleMessages(_) => return None,
+        | action_output::Kind::ConsoleMessages(_)
+        | action_output::Kind::Found(_) => return None,
     })
 }
 
@@ -148,6 +149,23 @@ pub(crate) async fn execute(
         Kind::Type(typing) => {
             let action = UserInput::TypeText(TypeText::try_from(typing)?);
             input(tab, &action, budget).await?
+        }
+        Kind::Find(find) => {
+            let target = Target::try_from(find.target)?;
+            let f = tab
+                .find(&target, budget)
+                .await?
+                .map_err(|reason| Failure::new(ErrorCode::InvalidArgument, reason))?;
+            action_output::Kind::Found(pb::FoundElement {
+                r#ref: f.reference,
+                selector: f.selector,
+                tag: f.tag,
+                text: f.text,
+                x: f.x,
+                y: f.y,
+                width: f.width,
+                height: f.height,
+            })
         }
         Kind::Hover(hover) => {
             let action = UserInput::Hover(Target::try_from(hover.target)?);

@@ -37,9 +37,9 @@ mod bindings {
 }
 
 pub use bindings::exports::fleet::engine::page::{
-    AccessibilityTree, Capability, ConsoleEntry, Dialog, DialogPolicy, EvalError, Field, Frame,
-    Link, Readable, Scroll, SelectOption, Settle, Source, StatePart, Summary, Support, Target,
-    Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
+    AccessibilityTree, Capability, ConsoleEntry, Dialog, DialogPolicy, EvalError, Field, Found,
+    Frame, Link, Readable, Scroll, SelectOption, Settle, Source, StatePart, Summary, Support,
+    Target, Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// The engine component built by this crate's build script.
@@ -437,6 +437,15 @@ impl Tab {
         budget: Duration,
     ) -> Result<Result<Summary, String>, TabError> {
         guest_call!(self, budget, call_input(action))
+    }
+
+    /// Finds the element a target names, without acting on it.
+    pub async fn find(
+        &mut self,
+        target: &Target,
+        budget: Duration,
+    ) -> Result<Result<Found, String>, TabError> {
+        guest_call!(self, budget, call_find(target))
     }
 
     /// Moves through the history, or reloads.

@@ -213,6 +213,9 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                 }
             },
         }),
+        ToolKind::Find => Kind::Find(pb::Find {
+            target: parse_target(i, obj)?,
+        }),
         ToolKind::Hover => Kind::Hover(pb::Hover {
             target: parse_target(i, obj)?,
         }),

@@ -130,6 +130,10 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     })).collect::<Vec<_>>(),
                     "total": n.total,
                 }),
+                Some(action_output::Kind::Found(f)) => json!({
+                    "ref": f.r#ref, "selector": f.selector, "tag": f.tag, "text": f.text,
+                    "box": {"x": f.x, "y": f.y, "width": f.width, "height": f.height},
+                }),
                 Some(action_output::Kind::ConsoleMessages(c)) => json!({
                     "messages": c.messages.iter().map(|m| json!({"level": m.level, "text": m.text})).collect::<Vec<_>>(),
                     "total": c.total,

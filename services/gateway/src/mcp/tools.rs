@@ -50,6 +50,7 @@ pub(super) enum ToolKind {
     NetworkLog,
     ConsoleMessages,
     Hover,
+    Find,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

@@ -13,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 38] = [
+pub(in crate::mcp) static TOOLS: [Spec; 39] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -597,6 +597,23 @@ pub(in crate::mcp) static TOOLS: [Spec; 38] = [
         read_only: false,
         outside: false,
         idempotent: false,
+        open_world: false,
+        destructive: false,
+        fields: || {
+            (
+                target_fields(json!({"maxDurationMs": duration()})),
+                vec!["sessionID"],
+            )
+        },
+    },
+    Spec {
+        kind: ToolKind::Find,
+        name: "servo_find",
+        description: "Find an element by visibleText (as a click finds it), selector, ref or x/y without acting on it: its ref (for the input tools), a CSS selector that matches it alone, its tag, the text it shows and its box.",
+        sessions: Sessions::Existing,
+        read_only: true,
+        outside: false,
+        idempotent: true,
         open_world: false,
         destructive: false,
         fields: || {
