@@ -103,7 +103,13 @@ async fn an_element_found_by_text_gives_a_ref_and_a_unique_selector() {
     )
     .await;
     assert_eq!(n, 1);
-    let r = act(&client, "servo_find", &id, json!({"selector": "main p + p"})).await;
+    let r = act(
+        &client,
+        "servo_find",
+        &id,
+        json!({"selector": "main p + p"}),
+    )
+    .await;
     assert_eq!(
         r["response"]["selector"], "#main > p:nth-of-type(2)",
         "{r:#}"
