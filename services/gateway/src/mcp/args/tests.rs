@@ -1,5 +1,6 @@
 //! Argument parsing: falsy sessions, exclusive fields, unknown fields, and
 //! every tool's action against read-only mode and the gRPC action kinds.
+
 use super::*;
 use serde_json::json;
 
