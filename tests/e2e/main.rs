@@ -44,5 +44,6 @@ mod stdio;
 mod storage;
 mod traces;
 mod ts_client;
+mod typing;
 mod web_search;
 mod workers;
