@@ -141,6 +141,62 @@ impl ToolKind {
     }
 }
 
+/// The annotations a [`state_tool`] row sets.
+pub(super) struct Hints {
+    read_only: bool,
+    idempotent: bool,
+    destructive: bool,
+}
+
+/// Reads the session's state.
+pub(super) const READS: Hints = Hints {
+    read_only: true,
+    idempotent: true,
+    destructive: false,
+};
+/// Sets values in it; setting them again changes nothing more.
+pub(super) const SETS: Hints = Hints {
+    read_only: false,
+    idempotent: true,
+    destructive: false,
+};
+/// Deletes from it.
+pub(super) const DELETES: Hints = Hints {
+    read_only: false,
+    idempotent: true,
+    destructive: true,
+};
+/// Acts on the page: each time is an event of its own.
+pub(super) const ACTS: Hints = Hints {
+    read_only: false,
+    idempotent: false,
+    destructive: false,
+};
+
+/// A row of [`TOOLS`] for a tool on a session's own state (cookies, storage,
+/// logs, finding and hovering): nothing outside the tab, no open world.
+const fn state_tool(
+    kind: ToolKind,
+    name: &'static str,
+    description: &'static str,
+    sessions: Sessions,
+    hints: Hints,
+    fields: fn() -> (Value, Vec<&'static str>),
+) -> Spec {
+    Spec {
+        kind,
+        name,
+        description,
+        sessions,
+        read_only: hints.read_only,
+        idempotent: hints.idempotent,
+        outside: false,
+        open_world: false,
+        destructive: hints.destructive,
+        fields,
+    }
+}
+
 /// A row of [`TOOLS`] for an HTTP tool: no session, and out to the world.
 const fn http_tool(
     kind: ToolKind,

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::super::schema::{area, duration, http_fields, target_fields};
 use super::fields::{cookie_set_fields, log_fields, storage_state_fields};
-use super::{Sessions, Spec, ToolKind, http_tool};
+use super::{ACTS, DELETES, READS, SETS, Sessions, Spec, ToolKind, http_tool, state_tool};
 use crate::validate::{
     MAX_A11Y_NODES, MAX_ACTIONS, MAX_FONT_BASE64_CHARS, MAX_KEY_CHARS, MAX_PROMPT_CHARS,
     MAX_TARGET_CHARS, MAX_TYPE_CHARS, MAX_URL_CHARS, MAX_WAIT_MS,
@@ -416,17 +416,13 @@ pub(in crate::mcp) static TOOLS: [Spec; 39] = [
         false,
         || http_fields(false),
     ),
-    Spec {
-        kind: ToolKind::CookiesGet,
-        name: "servo_cookies_get",
-        description: "Read a session's cookies, HttpOnly ones included, as Playwright's context.cookies() gives them: {name, value, domain, path, expires, httpOnly, secure, sameSite}. With urls, only the cookies those URLs would be sent.",
-        sessions: Sessions::Existing,
-        read_only: true,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: || {
+    state_tool(
+        ToolKind::CookiesGet,
+        "servo_cookies_get",
+        "Read a session's cookies, HttpOnly ones included, as Playwright's context.cookies() gives them: {name, value, domain, path, expires, httpOnly, secure, sameSite}. With urls, only the cookies those URLs would be sent.",
+        Sessions::Existing,
+        READS,
+        || {
             (
                 json!({
                     "urls": {"type": "array", "maxItems": MAX_ACTIONS, "items": {"type": "string", "maxLength": MAX_URL_CHARS}, "description": "Only cookies sent to any of these URLs."},
@@ -435,30 +431,22 @@ pub(in crate::mcp) static TOOLS: [Spec; 39] = [
                 vec!["sessionID"],
             )
         },
-    },
-    Spec {
-        kind: ToolKind::CookiesSet,
-        name: "servo_cookies_set",
-        description: "Set cookies in a session's jar (the one its pages' requests use; HttpOnly allowed), each placed by url or by domain (leading dot: subdomains too) and path, as Playwright's context.addCookies() takes them. All or none: one bad cookie sets none. A falsy sessionID opens a new tab first, so cookies can be set before the first navigation.",
-        sessions: Sessions::Any,
-        read_only: false,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: cookie_set_fields,
-    },
-    Spec {
-        kind: ToolKind::CookiesDelete,
-        name: "servo_cookies_delete",
-        description: "Delete a session's cookies of a name (on domain and path when given; domain as servo_cookies_get shows it).",
-        sessions: Sessions::Existing,
-        read_only: false,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: true,
-        fields: || {
+    ),
+    state_tool(
+        ToolKind::CookiesSet,
+        "servo_cookies_set",
+        "Set cookies in a session's jar (the one its pages' requests use; HttpOnly allowed), each placed by url or by domain (leading dot: subdomains too) and path, as Playwright's context.addCookies() takes them. All or none: one bad cookie sets none. A falsy sessionID opens a new tab first, so cookies can be set before the first navigation.",
+        Sessions::Any,
+        SETS,
+        cookie_set_fields,
+    ),
+    state_tool(
+        ToolKind::CookiesDelete,
+        "servo_cookies_delete",
+        "Delete a session's cookies of a name (on domain and path when given; domain as servo_cookies_get shows it).",
+        Sessions::Existing,
+        DELETES,
+        || {
             (
                 json!({
                     "name": {"type": "string"},
@@ -469,30 +457,22 @@ pub(in crate::mcp) static TOOLS: [Spec; 39] = [
                 vec!["sessionID", "name"],
             )
         },
-    },
-    Spec {
-        kind: ToolKind::CookiesClear,
-        name: "servo_cookies_clear",
-        description: "Delete every cookie of a session.",
-        sessions: Sessions::Existing,
-        read_only: false,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: true,
-        fields: || (json!({"maxDurationMs": duration()}), vec!["sessionID"]),
-    },
-    Spec {
-        kind: ToolKind::StorageGet,
-        name: "servo_storage_get",
-        description: "Read a session's localStorage (area local, the default) or sessionStorage: every origin the session has visited, or one origin's, as [{origin, items: [{name, value}]}].",
-        sessions: Sessions::Existing,
-        read_only: true,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: || {
+    ),
+    state_tool(
+        ToolKind::CookiesClear,
+        "servo_cookies_clear",
+        "Delete every cookie of a session.",
+        Sessions::Existing,
+        DELETES,
+        || (json!({"maxDurationMs": duration()}), vec!["sessionID"]),
+    ),
+    state_tool(
+        ToolKind::StorageGet,
+        "servo_storage_get",
+        "Read a session's localStorage (area local, the default) or sessionStorage: every origin the session has visited, or one origin's, as [{origin, items: [{name, value}]}].",
+        Sessions::Existing,
+        READS,
+        || {
             (
                 json!({
                     "area": area(),
@@ -502,18 +482,14 @@ pub(in crate::mcp) static TOOLS: [Spec; 39] = [
                 vec!["sessionID"],
             )
         },
-    },
-    Spec {
-        kind: ToolKind::StorageSet,
-        name: "servo_storage_set",
-        description: "Set items in the localStorage or sessionStorage of the page's origin, as its scripts would (no storage event in this page). Returns that origin's items.",
-        sessions: Sessions::Existing,
-        read_only: false,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: || {
+    ),
+    state_tool(
+        ToolKind::StorageSet,
+        "servo_storage_set",
+        "Set items in the localStorage or sessionStorage of the page's origin, as its scripts would (no storage event in this page). Returns that origin's items.",
+        Sessions::Existing,
+        SETS,
+        || {
             (
                 json!({
                     "area": area(),
@@ -523,104 +499,76 @@ pub(in crate::mcp) static TOOLS: [Spec; 39] = [
                 vec!["sessionID", "items"],
             )
         },
-    },
-    Spec {
-        kind: ToolKind::StorageClear,
-        name: "servo_storage_clear",
-        description: "Empty the localStorage or sessionStorage of the page's origin. Returns the area's items left on other origins.",
-        sessions: Sessions::Existing,
-        read_only: false,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: true,
-        fields: || {
+    ),
+    state_tool(
+        ToolKind::StorageClear,
+        "servo_storage_clear",
+        "Empty the localStorage or sessionStorage of the page's origin. Returns the area's items left on other origins.",
+        Sessions::Existing,
+        DELETES,
+        || {
             (
                 json!({"area": area(), "maxDurationMs": duration()}),
                 vec!["sessionID"],
             )
         },
-    },
-    Spec {
-        kind: ToolKind::StorageStateExport,
-        name: "servo_storage_state_export",
-        description: "Export a session's storage state as Playwright's storageState: {cookies (HttpOnly included), origins: [{origin, localStorage: [{name, value}]}]}, to reuse a login in another session (servo_storage_state_import) or in Playwright.",
-        sessions: Sessions::Existing,
-        read_only: true,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: || (json!({"maxDurationMs": duration()}), vec!["sessionID"]),
-    },
-    Spec {
-        kind: ToolKind::StorageStateImport,
-        name: "servo_storage_state_import",
-        description: "Import a Playwright storageState ({cookies, origins: [{origin, localStorage}]}) into a session: the cookies join its jar, the items its localStorage, and the page reloads so its scripts start with them. A falsy sessionID opens a new tab for it.",
-        sessions: Sessions::Any,
-        read_only: false,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: storage_state_fields,
-    },
-    Spec {
-        kind: ToolKind::NetworkLog,
-        name: "servo_network_log",
-        description: "List the requests a session's pages made (documents, scripts, styles, images, fetch, XHR), oldest first: method, url, status, mimeType, size, startedMs, durationMs, finalUrl and error. The newest limit (default 100) of the last 500 on the worker holding the tab; a restore starts a new log.",
-        sessions: Sessions::Existing,
-        read_only: true,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: log_fields,
-    },
-    Spec {
-        kind: ToolKind::ConsoleMessages,
-        name: "servo_console_messages",
-        description: "List what a session's pages wrote to the console (and their uncaught errors) during its actions, oldest first, as {level, text}: the newest limit (default 100) of the last 500 on the worker holding the tab; a restore starts anew.",
-        sessions: Sessions::Existing,
-        read_only: true,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: log_fields,
-    },
-    Spec {
-        kind: ToolKind::Hover,
-        name: "servo_hover",
-        description: "Move the pointer onto an element (by selector, visibleText, ref or x/y) like a user: over, enter and move events, and out and leave on the element hovered before, so menus and tooltips that open on hover open; then returns the page. CSS :hover does not match.",
-        sessions: Sessions::Existing,
-        read_only: false,
-        outside: false,
-        idempotent: false,
-        open_world: false,
-        destructive: false,
-        fields: || {
+    ),
+    state_tool(
+        ToolKind::StorageStateExport,
+        "servo_storage_state_export",
+        "Export a session's storage state as Playwright's storageState: {cookies (HttpOnly included), origins: [{origin, localStorage: [{name, value}]}]}, to reuse a login in another session (servo_storage_state_import) or in Playwright.",
+        Sessions::Existing,
+        READS,
+        || (json!({"maxDurationMs": duration()}), vec!["sessionID"]),
+    ),
+    state_tool(
+        ToolKind::StorageStateImport,
+        "servo_storage_state_import",
+        "Import a Playwright storageState ({cookies, origins: [{origin, localStorage}]}) into a session: the cookies join its jar, the items its localStorage, and the page reloads so its scripts start with them. A falsy sessionID opens a new tab for it.",
+        Sessions::Any,
+        SETS,
+        storage_state_fields,
+    ),
+    state_tool(
+        ToolKind::NetworkLog,
+        "servo_network_log",
+        "List the requests a session's pages made (documents, scripts, styles, images, fetch, XHR), oldest first: method, url, status, mimeType, size, startedMs, durationMs, finalUrl and error. The newest limit (default 100) of the last 500 on the worker holding the tab; a restore starts a new log.",
+        Sessions::Existing,
+        READS,
+        log_fields,
+    ),
+    state_tool(
+        ToolKind::ConsoleMessages,
+        "servo_console_messages",
+        "List what a session's pages wrote to the console (and their uncaught errors) during its actions, oldest first, as {level, text}: the newest limit (default 100) of the last 500 on the worker holding the tab; a restore starts anew.",
+        Sessions::Existing,
+        READS,
+        log_fields,
+    ),
+    state_tool(
+        ToolKind::Hover,
+        "servo_hover",
+        "Move the pointer onto an element (by selector, visibleText, ref or x/y) like a user: over, enter and move events, and out and leave on the element hovered before, so menus and tooltips that open on hover open; then returns the page. CSS :hover does not match.",
+        Sessions::Existing,
+        ACTS,
+        || {
             (
                 target_fields(json!({"maxDurationMs": duration()})),
                 vec!["sessionID"],
             )
         },
-    },
-    Spec {
-        kind: ToolKind::Find,
-        name: "servo_find",
-        description: "Find an element by visibleText (as a click finds it), selector, ref or x/y without acting on it: its ref (for the input tools), a CSS selector that matches it alone, its tag, the text it shows and its box.",
-        sessions: Sessions::Existing,
-        read_only: true,
-        outside: false,
-        idempotent: true,
-        open_world: false,
-        destructive: false,
-        fields: || {
+    ),
+    state_tool(
+        ToolKind::Find,
+        "servo_find",
+        "Find an element by visibleText (as a click finds it), selector, ref or x/y without acting on it: its ref (for the input tools), a CSS selector that matches it alone, its tag, the text it shows and its box.",
+        Sessions::Existing,
+        READS,
+        || {
             (
                 target_fields(json!({"maxDurationMs": duration()})),
                 vec!["sessionID"],
             )
         },
-    },
+    ),
 ];
