@@ -28,6 +28,38 @@ pub(super) fn invalid(m: String) -> GatewayError {
     GatewayError::Invalid(m)
 }
 
+/// An optional positive integer named `what` in errors, 0 when absent. Its
+/// upper bound `max` is named here and checked by validation, which every
+/// surface shares.
+pub(super) fn positive(v: Option<&Value>, what: &str, max: usize) -> Result<u32, GatewayError> {
+    match v {
+        None | Some(Value::Null) => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n >= 1)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| invalid(format!("{what} must be an integer from 1 to {max}"))),
+    }
+}
+
+/// Field `k` of object `o` (at `at` in errors) as text; empty when absent.
+pub(super) fn string_at(o: &JsonObject, k: &str, at: &str) -> Result<String, GatewayError> {
+    match o.get(k) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(invalid(format!("{at}.{k} must be a string"))),
+    }
+}
+
+/// Field `k` of object `o` (at `at` in errors) as a flag; false when absent.
+pub(super) fn flag_at(o: &JsonObject, k: &str, at: &str) -> Result<bool, GatewayError> {
+    match o.get(k) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(invalid(format!("{at}.{k} must be true or false"))),
+    }
+}
+
 /// The target named by an action's fields, if any; more than one is an error.
 fn parse_target(i: usize, obj: &JsonObject) -> Result<Option<pb::Target>, GatewayError> {
     let text = |k: &str| -> Result<Option<String>, GatewayError> {
@@ -420,19 +452,11 @@ pub(super) fn parse_limit(args: Option<&JsonObject>) -> Result<u32, GatewayError
             "unknown argument {k:?}; the only argument is limit"
         )));
     }
-    match args.get("limit") {
-        None | Some(Value::Null) => Ok(0),
-        Some(v) => v
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .filter(|n| *n >= 1)
-            .ok_or_else(|| {
-                invalid(format!(
-                    "limit must be an integer from 1 to {}",
-                    crate::validate::MAX_LIST
-                ))
-            }),
-    }
+    positive(
+        args.get("limit"),
+        "limit",
+        crate::validate::MAX_LIST as usize,
+    )
 }
 
 #[cfg(test)]

@@ -7,24 +7,8 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 
 use super::super::tools::ToolKind;
-use super::invalid;
+use super::{flag_at, invalid, string_at};
 use crate::error::GatewayError;
-
-fn string(o: &JsonObject, k: &str, at: &str) -> Result<String, GatewayError> {
-    match o.get(k) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(invalid(format!("{at}.{k} must be a string"))),
-    }
-}
-
-fn flag(o: &JsonObject, k: &str, at: &str) -> Result<bool, GatewayError> {
-    match o.get(k) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(invalid(format!("{at}.{k} must be true or false"))),
-    }
-}
 
 /// One cookie object (Playwright's fields) at `at`.
 pub(super) fn cookie_input(c: &Value, at: &str) -> Result<pb::CookieInput, GatewayError> {
@@ -48,15 +32,15 @@ pub(super) fn cookie_input(c: &Value, at: &str) -> Result<pb::CookieInput, Gatew
         ),
     };
     Ok(pb::CookieInput {
-        name: string(c, "name", at)?,
-        value: string(c, "value", at)?,
-        url: string(c, "url", at)?,
-        domain: string(c, "domain", at)?,
-        path: string(c, "path", at)?,
+        name: string_at(c, "name", at)?,
+        value: string_at(c, "value", at)?,
+        url: string_at(c, "url", at)?,
+        domain: string_at(c, "domain", at)?,
+        path: string_at(c, "path", at)?,
         expires,
-        http_only: flag(c, "httpOnly", at)?,
-        secure: flag(c, "secure", at)?,
-        same_site: string(c, "sameSite", at)?,
+        http_only: flag_at(c, "httpOnly", at)?,
+        secure: flag_at(c, "secure", at)?,
+        same_site: string_at(c, "sameSite", at)?,
     })
 }
 
@@ -97,14 +81,14 @@ pub(super) fn parse_cookies(
             pb::cookies::Op::Set(pb::CookieSet { cookies })
         }
         ToolKind::CookiesDelete => {
-            let name = string(obj, "name", &at)?;
+            let name = string_at(obj, "name", &at)?;
             if name.is_empty() {
                 return Err(invalid(format!("{at}.name is required")));
             }
             pb::cookies::Op::Delete(pb::CookieDelete {
                 name,
-                domain: string(obj, "domain", &at)?,
-                path: string(obj, "path", &at)?,
+                domain: string_at(obj, "domain", &at)?,
+                path: string_at(obj, "path", &at)?,
             })
         }
         _ => pb::cookies::Op::Clear(pb::CookieClear {}),

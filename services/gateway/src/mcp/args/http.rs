@@ -5,7 +5,7 @@ use fleet_proto::v1::{self as pb, BrowserAction, action::Kind};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::invalid;
+use super::{invalid, positive};
 use crate::error::GatewayError;
 
 /// An HTTP request's fields; `method` is the tool's when it fixes one.
@@ -55,19 +55,11 @@ pub(super) fn parse_http(
             )));
         }
     };
-    let max_response_bytes = match obj.get("maxResponseBytes") {
-        None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n >= 1)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| {
-                invalid(format!(
-                    "actions[{i}].maxResponseBytes must be an integer from 1 to {}",
-                    fleet_proto::http::MAX_RESPONSE_BYTES
-                ))
-            })?,
-    };
+    let max_response_bytes = positive(
+        obj.get("maxResponseBytes"),
+        &format!("actions[{i}].maxResponseBytes"),
+        fleet_proto::http::MAX_RESPONSE_BYTES,
+    )?;
     Ok(pb::HttpRequest {
         url,
         method,
@@ -98,19 +90,11 @@ pub(in crate::mcp) fn parse_search(
         Some(_) => return Err(invalid("query must be a string".into())),
         None => return Err(invalid("query is required".into())),
     };
-    let limit = match args.get("limit") {
-        None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n >= 1)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| {
-                invalid(format!(
-                    "limit must be an integer from 1 to {}",
-                    crate::search::MAX_RESULTS
-                ))
-            })?,
-    };
+    let limit = positive(
+        args.get("limit"),
+        "limit",
+        crate::search::MAX_RESULTS as usize,
+    )?;
     let provider = match args.get("provider") {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(p)) => p.clone(),

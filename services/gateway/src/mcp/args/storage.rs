@@ -7,16 +7,8 @@ use serde_json::Value;
 
 use super::super::tools::ToolKind;
 use super::cookies::cookie_input;
-use super::invalid;
+use super::{invalid, string_at};
 use crate::error::GatewayError;
-
-fn string(o: &JsonObject, k: &str, at: &str) -> Result<String, GatewayError> {
-    match o.get(k) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(invalid(format!("{at}.{k} must be a string"))),
-    }
-}
 
 /// `{name, value}` objects, as Playwright lists an origin's localStorage.
 fn items(list: &Value, at: &str) -> Result<Vec<pb::StorageItem>, GatewayError> {
@@ -48,11 +40,11 @@ pub(super) fn parse_storage(
     obj: &JsonObject,
 ) -> Result<pb::Storage, GatewayError> {
     let at = format!("actions[{i}]");
-    let area = string(obj, "area", &at)?;
+    let area = string_at(obj, "area", &at)?;
     let op = match tool {
         ToolKind::StorageGet => pb::storage::Op::Get(pb::StorageGet {
             area,
-            origin: string(obj, "origin", &at)?,
+            origin: string_at(obj, "origin", &at)?,
         }),
         ToolKind::StorageSet => {
             let map = match obj.get("items") {
@@ -111,7 +103,7 @@ pub(super) fn parse_storage(
                             .as_object()
                             .ok_or_else(|| invalid(format!("{at} must be an object")))?;
                         Ok(pb::OriginStorage {
-                            origin: string(o, "origin", &at)?,
+                            origin: string_at(o, "origin", &at)?,
                             items: match o.get("localStorage") {
                                 None | Some(Value::Null) => Vec::new(),
                                 Some(list) => items(list, &format!("{at}.localStorage"))?,
