@@ -29,7 +29,7 @@ enum Command {
     Serve(Box<ServeArgs>),
     /// Run the whole fleet in one process for one local user, speaking MCP on
     /// stdin and stdout (for desktop MCP clients); logs go to stderr.
-    Stdio(Box<StdioArgs>),
+    Stdio(Box<LocalArgs>),
     /// Run a gateway (MCP at /mcp and gRPC fleet.v1.Browser) against Postgres and Redis.
     Gateway(Box<GatewayArgs>),
     /// Run a worker (gRPC fleet.v1.Worker) against Postgres and Redis.
@@ -56,30 +56,16 @@ struct ServeArgs {
     /// Address of the MCP endpoint (/mcp), health checks and gRPC API.
     #[arg(long, env = "FLEET_LISTEN", default_value = "127.0.0.1:8788")]
     listen: SocketAddr,
-    /// Directory for the SQLite database when --database-url is not given.
-    #[arg(
-        long = "data-dir",
-        env = "FLEET_DATA_DIR",
-        default_value = "servo-fleet-data"
-    )]
-    data_dir: PathBuf,
     /// Require API keys even on a loopback address.
     #[arg(long = "require-keys", env = "FLEET_REQUIRE_KEYS")]
     require_keys: bool,
     #[command(flatten)]
-    store: StoreConfig,
-    #[command(flatten)]
-    policy: PolicyConfig,
-    #[command(flatten)]
-    gateway: GatewayConfig,
-    #[command(flatten)]
-    worker: WorkerConfig,
-    #[command(flatten)]
-    trace: fleet_telemetry::trace::TraceConfig,
+    local: LocalArgs,
 }
 
+/// The one-process fleet's settings, shared by `serve` and `stdio`.
 #[derive(Debug, clap::Args)]
-struct StdioArgs {
+struct LocalArgs {
     /// Directory for the SQLite database when --database-url is not given.
     #[arg(
         long = "data-dir",
@@ -142,7 +128,7 @@ pub fn init_tracing(cli: &Cli) -> anyhow::Result<fleet_telemetry::trace::Tracing
     let (config, service) = match &cli.command {
         Command::Gateway(a) => (Some(&a.trace), "servo-fleet-gateway"),
         Command::Worker(a) => (Some(&a.trace), "servo-fleet-worker"),
-        Command::Serve(a) => (Some(&a.trace), "servo-fleet"),
+        Command::Serve(a) => (Some(&a.local.trace), "servo-fleet"),
         Command::Stdio(a) => (Some(&a.trace), "servo-fleet"),
         _ => (None, "servo-fleet"),
     };
@@ -386,12 +372,13 @@ async fn local_fleet(
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let settings = args.local;
     let (local, url) = local_fleet(
-        &args.data_dir,
-        &args.store,
-        &args.policy,
-        &args.gateway,
-        args.worker,
+        &settings.data_dir,
+        &settings.store,
+        &settings.policy,
+        &settings.gateway,
+        settings.worker,
     )
     .await?;
     let store = local.store;
@@ -412,12 +399,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let dispatcher = local.dispatcher;
     let auth = match local_tenant {
         Some(tenant) => Auth::Open(tenant),
-        None => Auth::keys(&dispatcher, oidc(&args.gateway)?),
+        None => Auth::keys(&dispatcher, oidc(&settings.gateway)?),
     };
     let gateway = Gateway {
         dispatcher,
         auth: auth.clone(),
-        config: args.gateway,
+        config: settings.gateway,
     };
     let shutdown = shutdown_token();
     if matches!(auth, Auth::Open(_)) {
@@ -437,7 +424,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// The one-process fleet for one local user over stdio: every call runs for
 /// the `local` tenant; there is no network listener but the worker's loopback
 /// port.
-async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
+async fn stdio(args: LocalArgs) -> anyhow::Result<()> {
     let (local, _) = local_fleet(
         &args.data_dir,
         &args.store,
