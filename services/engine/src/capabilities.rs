@@ -328,11 +328,14 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "frames",
         implemented: true,
-        gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames, but as static documents: their scripts do not run; for a same-origin frame window.frames[i], contentWindow and contentDocument give an inert copy of its document, whose changes are not shown",
+        gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames. A same-origin frame's classic scripts run at load in a realm of its own, before the page's load event; the page reaches its window (contentWindow, frames[i]) and live document, and its parent, top and frameElement lead back. Its module scripts do not run; its timers run while it loads and while an evaluation in it awaits, not during the page's later actions; its navigations and history entries are ignored; input goes to the page, not into frames; a restore shows frames as loaded, without their scripts' changes. Frames of another origin are static documents, which an agent can still evaluate in (servo_frame_evaluate)",
         what: "",
         checks: &[
             "frames_are_read_as_their_own_documents",
-            "scripts_inside_iframes_do_not_run_and_the_frame_reads_as_its_markup",
+            "a_srcdoc_frames_scripts_run_and_its_message_reaches_the_page",
+            "same_origin_frames_run_their_scripts_before_the_pages_load",
+            "frame_tools_list_frames_by_id_and_evaluate_and_read_one",
+            "frame_tools_refuse_ids_that_name_no_frame",
             "natives",
         ],
     },

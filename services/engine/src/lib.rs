@@ -25,6 +25,7 @@ mod document;
 mod find;
 mod fonts;
 mod forms;
+mod frames;
 mod indexeddb;
 mod input;
 mod inspect;
@@ -42,8 +43,8 @@ mod storage;
 mod tab;
 
 use bindings::exports::fleet::engine::page::{
-    AccessibilityTree, Capability, DialogPolicy, EvalError, Found, Guest, Source, StatePart,
-    Summary, Target, Traversal, UserInput, Viewport, WaitError, WaitFor,
+    AccessibilityTree, Capability, DialogPolicy, EvalError, Found, FrameInfo, FrameMarkup, Guest,
+    Source, StatePart, Summary, Target, Traversal, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// The exported `page` interface; every call is forwarded to the tab state.
@@ -67,6 +68,21 @@ impl Guest for Engine {
         // A script may navigate (`location.href = ...`, `form.submit()`).
         tab::follow();
         value
+    }
+
+    fn frames() -> Vec<FrameInfo> {
+        frames::list()
+    }
+
+    fn frame_evaluate(id: String, script: String) -> Result<String, EvalError> {
+        let value = js::frame_evaluate(&id, &script);
+        // A frame's script may navigate the page (a form targeting it).
+        tab::follow();
+        value
+    }
+
+    fn frame_html(id: String, max_chars: u32) -> Result<FrameMarkup, String> {
+        frames::html(&id, max_chars)
     }
 
     fn screenshot(full_page: bool) -> Result<Vec<u8>, String> {

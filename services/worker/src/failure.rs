@@ -52,6 +52,7 @@ impl From<EvalError> for Failure {
                 Failure::new(ErrorCode::ScriptError, format!("the script threw: {m}"))
             }
             EvalError::Timeout(m) => Failure::new(ErrorCode::Timeout, m),
+            EvalError::NoFrame(m) => Failure::new(ErrorCode::InvalidArgument, m),
             EvalError::Unserializable(m) => Failure::new(
                 ErrorCode::ScriptError,
                 format!("the script's value cannot be returned as JSON: {m}"),

@@ -26,12 +26,14 @@
 
 mod console;
 mod event_loop;
+mod frames;
 mod modules;
 mod natives;
 mod realm;
 mod scripts;
 
 pub(crate) use console::{console, take_console, with_console};
+pub(crate) use frames::evaluate as frame_evaluate;
 pub(crate) use natives::from_id;
 pub(crate) use realm::compile_preludes;
 pub(crate) use scripts::run_page_scripts;
@@ -84,6 +86,7 @@ thread_local! {
 /// Drop the realm and the console entries already reported (on `load`);
 /// what the old document logged but no summary reported yet stays.
 pub(crate) fn reset() {
+    frames::drop_all();
     realm::drop_realm();
     modules::reset();
     natives::forget_retained();
@@ -302,6 +305,16 @@ fn pending_settle(hooks: &Object<'_>) -> Settle {
 /// return the completion value as JSON.
 pub(crate) fn evaluate(script: &str) -> Result<String, EvalError> {
     let (context, hooks) = realm().map_err(EvalError::Exception)?;
+    evaluate_in(&context, &hooks, script)
+}
+
+/// [`evaluate`] in a given realm (the page's, or a frame's).
+fn evaluate_in(
+    context: &rquickjs::Context,
+    hooks: &rquickjs::Persistent<Object<'static>>,
+    script: &str,
+) -> Result<String, EvalError> {
+    let hooks = hooks.clone();
     with_deadline(EVAL_BUDGET, || {
         context.with(|ctx| {
             let hooks = hooks

@@ -119,7 +119,7 @@ const MAX_STACK: usize = 1024 * 1024;
 struct JsEnv {
     hooks: Persistent<Object<'static>>,
     context: Context,
-    _runtime: Runtime,
+    runtime: Runtime,
 }
 
 thread_local! {
@@ -144,6 +144,11 @@ pub(super) fn existing() -> Option<(Context, Persistent<Object<'static>>)> {
     })
 }
 
+/// The page's runtime, if its realm was made (frame realms join it).
+pub(super) fn runtime() -> Option<Runtime> {
+    ENV.with(|env| env.borrow().as_ref().map(|env| env.runtime.clone()))
+}
+
 /// The realm of the current document, created on first use.
 pub(super) fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
     if let Some(found) = existing() {
@@ -159,60 +164,67 @@ pub(super) fn realm() -> Result<(Context, Persistent<Object<'static>>), String> 
     let context = Context::full(&runtime)
         .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
     let hooks = context.with(|ctx| -> Result<_, String> {
-        let native = natives::install(&ctx).map_err(|e| e.to_string())?;
-        let prelude = |prelude: Prelude| load(&ctx, prelude);
-        let hooks: Object = prelude(BOOTSTRAP)?
-            .call((native.clone(),))
-            .catch(&ctx)
-            .map_err(|e| format!("the DOM prelude failed: {}", describe(&e)))?;
-        // The prelude's internals (events, the task queue) for the parts
-        // built on it; page scripts never see them.
-        let internals: Object = hooks
-            .get("internals")
-            .map_err(|e| format!("the DOM prelude has no internals: {e}"))?;
-        prelude(INDEXEDDB)?
-            .call::<_, ()>((native.clone(), internals.clone()))
-            .catch(&ctx)
-            .map_err(|e| format!("the IndexedDB prelude failed: {}", describe(&e)))?;
-        prelude(WEB)?
-            .call::<_, ()>((native.clone(), internals.clone()))
-            .catch(&ctx)
-            .map_err(|e| format!("the web prelude failed: {}", describe(&e)))?;
-        prelude(CSSOM)?
-            .call::<_, ()>((native.clone(), internals.clone()))
-            .catch(&ctx)
-            .map_err(|e| format!("the CSSOM prelude failed: {}", describe(&e)))?;
-        prelude(CANVAS)?
-            .call::<_, ()>((internals.clone(),))
-            .catch(&ctx)
-            .map_err(|e| format!("the canvas prelude failed: {}", describe(&e)))?;
-        // The input prelude adds its hooks (`userClick`, ...) to the engine's.
-        prelude(INPUT)?
-            .call::<_, ()>((native, internals.clone(), hooks.clone()))
-            .catch(&ctx)
-            .map_err(|e| format!("the input prelude failed: {}", describe(&e)))?;
-        prelude(INTL)?
-            .call::<_, ()>((internals.clone(),))
-            .catch(&ctx)
-            .map_err(|e| format!("the Intl prelude failed: {}", describe(&e)))?;
-        prelude(REGEXP)?
-            .call::<_, ()>(())
-            .catch(&ctx)
-            .map_err(|e| format!("the RegExp prelude failed: {}", describe(&e)))?;
-        prelude(WEBIDL)?
-            .call::<_, ()>((internals,))
-            .catch(&ctx)
-            .map_err(|e| format!("the WebIDL prelude failed: {}", describe(&e)))?;
+        let hooks = build(&ctx)?;
         Ok(Persistent::save(&ctx, hooks))
     })?;
     ENV.with(|env| {
         *env.borrow_mut() = Some(JsEnv {
             hooks: hooks.clone(),
             context: context.clone(),
-            _runtime: runtime,
+            runtime,
         });
     });
     Ok((context, hooks))
+}
+
+/// Install the natives and run the preludes in the realm of `ctx`; returns
+/// the engine's hooks.
+pub(super) fn build<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>, String> {
+    let native = natives::install(ctx).map_err(|e| e.to_string())?;
+    let prelude = |prelude: Prelude| load(ctx, prelude);
+    let hooks: Object = prelude(BOOTSTRAP)?
+        .call((native.clone(),))
+        .catch(ctx)
+        .map_err(|e| format!("the DOM prelude failed: {}", describe(&e)))?;
+    // The prelude's internals (events, the task queue) for the parts
+    // built on it; page scripts never see them.
+    let internals: Object = hooks
+        .get("internals")
+        .map_err(|e| format!("the DOM prelude has no internals: {e}"))?;
+    prelude(INDEXEDDB)?
+        .call::<_, ()>((native.clone(), internals.clone()))
+        .catch(ctx)
+        .map_err(|e| format!("the IndexedDB prelude failed: {}", describe(&e)))?;
+    prelude(WEB)?
+        .call::<_, ()>((native.clone(), internals.clone()))
+        .catch(ctx)
+        .map_err(|e| format!("the web prelude failed: {}", describe(&e)))?;
+    prelude(CSSOM)?
+        .call::<_, ()>((native.clone(), internals.clone()))
+        .catch(ctx)
+        .map_err(|e| format!("the CSSOM prelude failed: {}", describe(&e)))?;
+    prelude(CANVAS)?
+        .call::<_, ()>((internals.clone(),))
+        .catch(ctx)
+        .map_err(|e| format!("the canvas prelude failed: {}", describe(&e)))?;
+    // The input prelude adds its hooks (`userClick`, ...) to the engine's.
+    prelude(INPUT)?
+        .call::<_, ()>((native, internals.clone(), hooks.clone()))
+        .catch(ctx)
+        .map_err(|e| format!("the input prelude failed: {}", describe(&e)))?;
+    prelude(INTL)?
+        .call::<_, ()>((internals.clone(),))
+        .catch(ctx)
+        .map_err(|e| format!("the Intl prelude failed: {}", describe(&e)))?;
+    prelude(REGEXP)?
+        .call::<_, ()>(())
+        .catch(ctx)
+        .map_err(|e| format!("the RegExp prelude failed: {}", describe(&e)))?;
+    prelude(WEBIDL)?
+        .call::<_, ()>((internals,))
+        .catch(ctx)
+        .map_err(|e| format!("the WebIDL prelude failed: {}", describe(&e)))?;
+    Ok(hooks)
 }
 
 /// The function a prelude evaluates to.

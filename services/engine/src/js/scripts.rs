@@ -1,8 +1,9 @@
 //! The page's scripts: which `<script>`s run and when (blocking, `async`,
-//! `defer`, modules), then `DOMContentLoaded`, `load` and the event loop.
+//! `defer`, modules), then its same-origin frames' scripts (in their realms,
+//! `frames.rs`), then `DOMContentLoaded`, `load` and the event loop.
 
 use blitz_dom::{BaseDocument, NodeId};
-use rquickjs::{CatchResultExt, CaughtError, Ctx, Object};
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Object};
 
 use super::console::console;
 use super::event_loop::{drain_jobs, end_task, pump};
@@ -13,6 +14,7 @@ use super::{
     with_deadline,
 };
 use crate::bindings::exports::fleet::engine::page::Settle;
+use crate::frames::{self, Path};
 use crate::{charset, document, inspect, net, state};
 
 /// A `<script>` to run: its source text or the URL to fetch it from.
@@ -211,12 +213,162 @@ fn script_text(source: ScriptSource) -> Option<String> {
     }
 }
 
-/// Run the page's classic scripts (blocking ones in document order, then
-/// `async`, then `defer`), fire `DOMContentLoaded` and `load`, then pump the
-/// event loop. Script errors go to the console; nothing here fails the load.
+/// The scripts of a document in the order they run: blocking ones in
+/// document order, then `async`, then `defer`.
+fn in_run_order(scripts: Vec<Script>) -> Vec<Script> {
+    let mut ordered: Vec<Script> = Vec::with_capacity(scripts.len());
+    let mut rest = scripts;
+    for timing in [Timing::Blocking, Timing::Async, Timing::Deferred] {
+        let (now, later): (Vec<Script>, Vec<Script>) =
+            rest.into_iter().partition(|s| s.timing == timing);
+        ordered.extend(now);
+        rest = later;
+    }
+    ordered
+}
+
+/// The same-origin frames with scripts, each after the frames it is in (a
+/// frame's realm needs its parent's), at most [`MAX_SCRIPTED_FRAMES`].
+fn scripted_frames() -> Vec<Path> {
+    let mut found = Vec::new();
+    let mut pending: Vec<Path> = vec![Vec::new()];
+    while let Some(parent) = pending.pop() {
+        let children = frames::with_frame_doc(&parent, |doc| {
+            let url = doc.url().clone();
+            frames::frame_elements(doc)
+                .into_iter()
+                .filter_map(|element| {
+                    let sub = doc.get_node(element)?.subdoc()?;
+                    let sub = sub.inner();
+                    frames::same_origin(&url, sub.url())
+                        .then(|| (element, !collect_scripts(&sub).is_empty()))
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+        for (element, scripted) in children.into_iter().rev() {
+            let mut path = parent.clone();
+            path.push(element);
+            if scripted && found.len() < MAX_SCRIPTED_FRAMES {
+                found.push(path.clone());
+            }
+            pending.push(path);
+        }
+    }
+    // Depth first, in document order: a parent before what it holds.
+    found.sort_by_key(|path| frame_order(path));
+    found
+}
+
+/// Most frames whose scripts run at load.
+const MAX_SCRIPTED_FRAMES: usize = 8;
+
+/// A key that sorts paths depth first in document order (node ids grow in
+/// parse order within one document).
+fn frame_order(path: &[NodeId]) -> Vec<u64> {
+    path.iter().map(|id| id.as_u64()).collect()
+}
+
+/// Run a document's scripts in `ctx` (its realm) as the parser meets them,
+/// up to the end of parsing (`interactive`); `path` is the frame the
+/// document is in (empty: the page's).
+fn run_scripts<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, scripts: Vec<Script>, path: &[NodeId]) {
+    call_hook(ctx, hooks, "startLoad", ());
+    let mut parsed = false;
+    for script in in_run_order(scripts) {
+        if !parsed && script.timing != Timing::Blocking {
+            // The parser is done: `interactive`, then async and deferred scripts.
+            call_hook(ctx, hooks, "parsed", ());
+            parsed = true;
+        }
+        match script.kind {
+            Kind::Module if !path.is_empty() => {
+                console(
+                    "warn",
+                    &format!(
+                        "the module script {} of a frame was not run: frames run classic scripts",
+                        script.name
+                    ),
+                );
+                continue;
+            }
+            Kind::Module => {
+                run_module(ctx, hooks, &script);
+                drain_jobs(ctx);
+                end_task(ctx, hooks);
+                continue;
+            }
+            Kind::ImportMap => {
+                if let (ScriptSource::Inline(text), true) = (&script.source, path.is_empty()) {
+                    modules::set_import_map(text);
+                }
+                continue;
+            }
+            Kind::Classic => {}
+        }
+        let Some(text) = script_text(script.source) else {
+            continue;
+        };
+        // A blocking script sees the document as parsed so far: what
+        // follows it is detached while it runs, then put back.
+        let hidden = (script.timing == Timing::Blocking)
+            .then(|| frames::with_frame_doc(path, |doc| document::hide_following(doc, script.node)))
+            .flatten();
+        call_hook(
+            ctx,
+            hooks,
+            "setCurrentScript",
+            (Some(from_id(script.node)),),
+        );
+        run_script(ctx, hooks, &text, &script.name);
+        if script.timing == Timing::Blocking {
+            call_hook(ctx, hooks, "flushWrites", ());
+        }
+        call_hook(ctx, hooks, "setCurrentScript", (None::<f64>,));
+        if let Some(hidden) = hidden {
+            frames::with_frame_doc(path, |doc| document::reveal(doc, hidden));
+            call_hook(ctx, hooks, "upgradePending", ());
+        }
+        drain_jobs(ctx);
+        end_task(ctx, hooks);
+    }
+    if !parsed {
+        call_hook(ctx, hooks, "parsed", ());
+    }
+}
+
+/// Load the frame at `path` in its realm: its scripts, its `DOMContentLoaded`
+/// and `load`, and its event loop until it is quiet.
+fn load_frame(page: &Context, path: &[NodeId]) {
+    let realm = page.with(|ctx| super::frames::frame_realm(&ctx, path));
+    let realm = match realm {
+        Ok(realm) => realm,
+        Err(message) => {
+            console("error", &message);
+            return;
+        }
+    };
+    let scripts = frames::with_frame_doc(path, |doc| collect_scripts(doc)).unwrap_or_default();
+    realm.context.with(|ctx| {
+        let Ok(hooks) = realm.hooks.clone().restore(&ctx) else {
+            return;
+        };
+        run_scripts(&ctx, &hooks, scripts, path);
+        call_hook(&ctx, &hooks, "fireLoad", ());
+        drain_jobs(&ctx);
+        pump(&ctx, &hooks);
+    });
+}
+
+/// Run the page's scripts (blocking ones in document order, then `async`,
+/// then `defer`), then those of its same-origin frames, fire
+/// `DOMContentLoaded` and `load` (the frames' `load` before the page's), then
+/// pump the event loop. Script errors go to the console; nothing here fails
+/// the load.
 pub(crate) fn run_page_scripts() -> Settle {
     let scripts = state::try_with_tab(|tab| collect_scripts(tab.document())).unwrap_or_default();
-    if scripts.is_empty() {
+    let frames = scripted_frames();
+    if scripts.is_empty() && frames.is_empty() {
         return Settle::Settled;
     }
     let (context, hooks) = match realm() {
@@ -226,75 +378,19 @@ pub(crate) fn run_page_scripts() -> Settle {
             return Settle::Settled;
         }
     };
-    let mut ordered: Vec<Script> = Vec::with_capacity(scripts.len());
-    let mut rest = scripts;
-    for timing in [Timing::Blocking, Timing::Async, Timing::Deferred] {
-        let (now, later): (Vec<Script>, Vec<Script>) =
-            rest.into_iter().partition(|s| s.timing == timing);
-        ordered.extend(now);
-        rest = later;
-    }
     with_deadline(LOAD_BUDGET, || {
+        context.with(|ctx| {
+            if let Ok(hooks) = hooks.clone().restore(&ctx) {
+                run_scripts(&ctx, &hooks, scripts, &[]);
+            }
+        });
+        for path in &frames {
+            load_frame(&context, path);
+        }
         context.with(|ctx| {
             let Ok(hooks) = hooks.clone().restore(&ctx) else {
                 return Settle::Settled;
             };
-            call_hook(&ctx, &hooks, "startLoad", ());
-            let mut parsed = false;
-            for script in ordered {
-                if !parsed && script.timing != Timing::Blocking {
-                    // The parser is done: `interactive`, then async and deferred scripts.
-                    call_hook(&ctx, &hooks, "parsed", ());
-                    parsed = true;
-                }
-                match script.kind {
-                    Kind::Module => {
-                        run_module(&ctx, &hooks, &script);
-                        drain_jobs(&ctx);
-                        end_task(&ctx, &hooks);
-                        continue;
-                    }
-                    Kind::ImportMap => {
-                        if let ScriptSource::Inline(text) = &script.source {
-                            modules::set_import_map(text);
-                        }
-                        continue;
-                    }
-                    Kind::Classic => {}
-                }
-                let Some(text) = script_text(script.source) else {
-                    continue;
-                };
-                // A blocking script sees the document as parsed so far: what
-                // follows it is detached while it runs, then put back.
-                let hidden = (script.timing == Timing::Blocking)
-                    .then(|| {
-                        state::try_with_tab(|tab| {
-                            document::hide_following(tab.document(), script.node)
-                        })
-                    })
-                    .flatten();
-                call_hook(
-                    &ctx,
-                    &hooks,
-                    "setCurrentScript",
-                    (Some(from_id(script.node)),),
-                );
-                run_script(&ctx, &hooks, &text, &script.name);
-                if script.timing == Timing::Blocking {
-                    call_hook(&ctx, &hooks, "flushWrites", ());
-                }
-                call_hook(&ctx, &hooks, "setCurrentScript", (None::<f64>,));
-                if let Some(hidden) = hidden {
-                    state::try_with_tab(|tab| document::reveal(tab.document(), hidden));
-                    call_hook(&ctx, &hooks, "upgradePending", ());
-                }
-                drain_jobs(&ctx);
-                end_task(&ctx, &hooks);
-            }
-            if !parsed {
-                call_hook(&ctx, &hooks, "parsed", ());
-            }
             call_hook(&ctx, &hooks, "fireLoad", ());
             drain_jobs(&ctx);
             pump(&ctx, &hooks)

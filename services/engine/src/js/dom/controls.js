@@ -468,5 +468,5 @@
   }
   class HTMLIFrameElement extends HTMLElement {
     get contentWindow() { return frameWindow(this); }
-    get contentDocument() { const w = frameWindow(this); return w && w.sameOrigin ? w.document : null; }
+    get contentDocument() { const w = frameWindow(this); return w && !(w instanceof FrameWindow) ? w.document : w && w.sameOrigin ? w.document : null; }
   }

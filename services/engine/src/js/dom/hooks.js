@@ -48,6 +48,11 @@
         const link = wrap(id);
         if (link) link.dispatchEvent(new Event('load'));
       }
+      // Frames loaded (their scripts ran) before the document's own load.
+      for (const id of native.querySelectorAll(document[ID], 'iframe, frame')) {
+        const frame = native.frameLoaded(id) && wrap(id);
+        if (frame) frame.dispatchEvent(new Event('load'));
+      }
       readyState = 'complete';
       document.dispatchEvent(new Event('readystatechange'));
       const load = new Event('load');
@@ -61,6 +66,12 @@
       if (location.hash) scrollToFragment(location.hash);
     },
     pendingTimers: () => timers.size,
+    // The global object, and (for a frame's realm) the window and element
+    // of the frame in its parent's realm.
+    global: g,
+    setFrame(parentWindow, element) {
+      Object.assign(g, { parent: parentWindow, top: parentWindow.top, frameElement: element, name: (element && element.getAttribute('name')) || '' });
+    },
     // Page ms since the time origin: the engine adds a pump's quiet period to
     // it to get the `limit` it passes to `runNextTimer`.
     clock: elapsed,

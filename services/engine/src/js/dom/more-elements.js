@@ -2,15 +2,17 @@
   // frames (window proxies of iframes), lists, tables, media, SVG and MathML
   // elements, attributes (Attr, NamedNodeMap), DOMRect and fragments.
   // ---- frames --------------------------------------------------------------
-  // A frame's document is static (its scripts do not run), so its window is
-  // a small object: `document` is an inert copy of what the frame shows
-  // (read once per document the frame loads), `frameElement` and `parent`
-  // lead back here. A frame of another origin shows scripts no document, as
-  // in browsers, where reading it throws.
+  // A same-origin frame's window is the global object of its own realm (see
+  // js/frames.rs): its document is live, its scripts ran there. A frame of
+  // another origin gets a small object in its stead: `document` is an inert
+  // copy of what the frame shows (read once per document the frame loads)
+  // that throws on reading, as in browsers, and `parent` leads back here.
   const frameWindows = new WeakMap();
   class FrameWindow {}
   const frameWindow = (iframe) => {
     if (!iframe.isConnected) return null;
+    const live = native.frameWindow(iframe[ID]);
+    if (live) return live;
     const source = native.frameSource(iframe[ID]);
     const [url, markup] = source || ['about:blank', ''];
     const known = frameWindows.get(iframe);

@@ -5,7 +5,7 @@ use blitz_dom::node::Attribute;
 use blitz_dom::{LocalName, QualName, ns};
 use rquickjs::{Ctx, Exception, Function, Object, Result};
 
-use super::{live, live_element, to_id, valid_name, with_doc, with_tab};
+use super::{live, live_element, to_id, valid_name, with_doc, with_resolved_doc};
 use crate::inspect;
 
 /// Add the attributes natives to `native`.
@@ -90,9 +90,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("boundingRect", |ctx: Ctx<'js>,
                           id: f64|
      -> Result<Vec<f64>> {
-        with_tab(&ctx, |tab| {
-            tab.resolve();
-            let doc = tab.document();
+        with_resolved_doc(&ctx, true, |doc| {
             Ok(live(doc, id)
                 .and_then(|id| doc.get_client_bounding_rect(id))
                 .map(|r| vec![r.x, r.y, r.width, r.height])

@@ -5,7 +5,7 @@
 use blitz_dom::{LocalName, Namespace, Prefix, QualName, local_name, ns};
 use rquickjs::{Ctx, Exception, Function, Object, Result};
 
-use super::{RETAINED, from_id, set_text_content, to_id, valid_name, with_doc, with_tab};
+use super::{RETAINED, doc_url, from_id, set_text_content, to_id, valid_name, with_doc, with_tab};
 use crate::inspect;
 
 /// Add the document natives to `native`.
@@ -29,9 +29,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("head", |ctx: Ctx<'js>| -> Result<Option<f64>> {
         with_doc(&ctx, |doc| Ok(doc.find_head_node().map(|n| from_id(n.id))))
     });
-    def!("url", |ctx: Ctx<'js>| -> Result<String> {
-        with_tab(&ctx, |tab| Ok(tab.url.clone()))
-    });
+    def!("url", |ctx: Ctx<'js>| -> Result<String> { doc_url(&ctx) });
     def!("viewport", |ctx: Ctx<'js>| -> Result<Vec<u32>> {
         with_tab(&ctx, |tab| Ok(vec![tab.width, tab.height]))
     });

@@ -6,7 +6,8 @@
 use rquickjs::{Ctx, Exception, Function, Object, Result};
 use url::Url;
 
-use super::with_tab;
+use super::{doc_url, realm_path, with_tab};
+use crate::js::console;
 use crate::navigation::{Pending, Request};
 
 /// Largest `history.state` once serialized: states stay in the tab's memory
@@ -28,6 +29,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                       content_type: Option<String>,
                       replace: bool|
      -> Result<()> {
+        if in_frame(&ctx, "navigation") {
+            return Ok(());
+        }
         with_tab(&ctx, |tab| {
             let base = Url::parse(&tab.url).ok();
             let resolved = match &base {
@@ -68,6 +72,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                     MAX_HISTORY_STATE_BYTES / (1024 * 1024)
                 ),
             ));
+        }
+        if in_frame(&ctx, "history entry") {
+            return doc_url(&ctx);
         }
         with_tab(&ctx, |tab| {
             let current = Url::parse(&tab.url).ok();
@@ -118,6 +125,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
      -> Result<
         Option<Vec<Option<String>>>,
     > {
+        if in_frame(&ctx, "history traversal") {
+            return Ok(None);
+        }
         with_tab(&ctx, |tab| {
             let Some(current) = tab.history.current().cloned() else {
                 return Ok(None);
@@ -135,6 +145,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         })
     });
     def!("historyGo", |ctx: Ctx<'js>, delta: i32| -> Result<()> {
+        if in_frame(&ctx, "history traversal") {
+            return Ok(());
+        }
         with_tab(&ctx, |tab| {
             tab.pending = Some(if delta == 0 {
                 Pending::Reload
@@ -158,4 +171,18 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         Ok(out)
     });
     Ok(())
+}
+
+/// Whether the calling realm is a frame's: frames keep the document they
+/// loaded (their navigations and history entries would act on the tab's),
+/// which the console says.
+fn in_frame(ctx: &Ctx<'_>, what: &str) -> bool {
+    if realm_path(ctx).is_empty() {
+        return false;
+    }
+    console(
+        "warn",
+        &format!("a frame's {what} was ignored: frames keep the document they loaded"),
+    );
+    true
 }

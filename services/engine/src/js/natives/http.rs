@@ -6,7 +6,7 @@ use rquickjs::function::Opt;
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Result, TypedArray};
 use url::Url;
 
-use super::{bytes, with_tab};
+use super::{bytes, doc_url};
 use crate::bindings::fleet::engine::network;
 use crate::net;
 
@@ -66,7 +66,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
 
     // --- cookies ---
     def!("documentCookies", |ctx: Ctx<'js>| -> Result<String> {
-        let url = with_tab(&ctx, |tab| Ok(tab.url.clone()))?;
+        let url = doc_url(&ctx)?;
         Ok(cookie_url(&url)
             .map(|url| network::document_cookies(&url))
             .unwrap_or_default())
@@ -74,7 +74,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("setDocumentCookie", |ctx: Ctx<'js>,
                                cookie: String|
      -> Result<()> {
-        let url = with_tab(&ctx, |tab| Ok(tab.url.clone()))?;
+        let url = doc_url(&ctx)?;
         if let Some(url) = cookie_url(&url) {
             network::set_document_cookie(&url, &cookie);
         }

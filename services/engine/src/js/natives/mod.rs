@@ -8,7 +8,7 @@
 //! to panic the instance.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use blitz_dom::node::NodeData;
 use blitz_dom::{BaseDocument, NodeId};
@@ -35,6 +35,7 @@ mod urls;
 
 use url::Url;
 
+use crate::frames::{Path, with_doc_at};
 use crate::state::{self, Tab};
 
 thread_local! {
@@ -46,9 +47,30 @@ thread_local! {
     pub(super) static RETAINED: RefCell<HashSet<NodeId>> = RefCell::new(HashSet::new());
 }
 
-/// Forget the nodes scripts held (a new document and realm).
+thread_local! {
+    /// The frame each frame realm belongs to, by its QuickJS context. A
+    /// native runs in the context of the prelude function that called it,
+    /// which is the realm whose document it must act on; a context not
+    /// listed is the tab's own realm.
+    static REALM_FRAMES: RefCell<HashMap<usize, Path>> = RefCell::new(HashMap::new());
+}
+
+/// Forget the nodes scripts held and the frame realms (a new document and realm).
 pub(super) fn forget_retained() {
     RETAINED.with(|r| r.borrow_mut().clear());
+    REALM_FRAMES.with(|r| r.borrow_mut().clear());
+}
+
+/// Mark the realm of `ctx` as the realm of the frame at `path`.
+pub(super) fn register_frame_realm(ctx: &Ctx<'_>, path: Path) {
+    let key = ctx.as_raw().as_ptr() as usize;
+    REALM_FRAMES.with(|r| r.borrow_mut().insert(key, path));
+}
+
+/// The frame the realm of `ctx` belongs to (empty: the tab's document).
+pub(super) fn realm_path(ctx: &Ctx<'_>) -> Path {
+    let key = ctx.as_raw().as_ptr() as usize;
+    REALM_FRAMES.with(|r| r.borrow().get(&key).cloned().unwrap_or_default())
 }
 
 /// Detach the nodes under `id` that scripts hold (the topmost of them, with
@@ -116,12 +138,55 @@ pub(super) fn with_tab<'js, R>(ctx: &Ctx<'js>, f: impl FnOnce(&mut Tab) -> Resul
         .unwrap_or_else(|| Err(Exception::throw_internal(ctx, "the document is busy")))
 }
 
-/// Run `f` on the document.
+/// Run `f` on the document of the calling realm: the tab's, or a frame's.
 pub(super) fn with_doc<'js, R>(
     ctx: &Ctx<'js>,
     f: impl FnOnce(&mut BaseDocument) -> Result<R>,
 ) -> Result<R> {
-    with_tab(ctx, |tab| f(tab.document()))
+    let path = realm_path(ctx);
+    with_tab(ctx, |tab| on_path(ctx, tab.document(), &path, f))
+}
+
+/// [`with_doc`] after bringing the tab's style (`layout`: and layout) up to
+/// date; a frame's document is styled with the page's full pass.
+pub(super) fn with_resolved_doc<'js, R>(
+    ctx: &Ctx<'js>,
+    layout: bool,
+    f: impl FnOnce(&mut BaseDocument) -> Result<R>,
+) -> Result<R> {
+    let path = realm_path(ctx);
+    with_tab(ctx, |tab| {
+        if layout || !path.is_empty() {
+            tab.resolve();
+        } else {
+            tab.resolve_style();
+        }
+        on_path(ctx, tab.document(), &path, f)
+    })
+}
+
+fn on_path<'js, R>(
+    ctx: &Ctx<'js>,
+    doc: &mut BaseDocument,
+    path: &[NodeId],
+    f: impl FnOnce(&mut BaseDocument) -> Result<R>,
+) -> Result<R> {
+    with_doc_at(doc, path, f).unwrap_or_else(|| {
+        Err(Exception::throw_dom(
+            ctx,
+            "InvalidStateError",
+            "The frame's document is gone (the frame was removed or loaded another)",
+        ))
+    })
+}
+
+/// The URL of the calling realm's document (the tab's after `pushState`).
+pub(super) fn doc_url(ctx: &Ctx<'_>) -> Result<String> {
+    if realm_path(ctx).is_empty() {
+        with_tab(ctx, |tab| Ok(tab.url.clone()))
+    } else {
+        with_doc(ctx, |doc| Ok(doc.url().to_string()))
+    }
 }
 
 /// The id if it names a live node.
@@ -155,7 +220,7 @@ pub(super) fn valid_name(name: &str) -> bool {
 /// The origin whose storage `api` (for the error message) sees; opaque
 /// origins have none.
 pub(super) fn origin_for<'js>(ctx: &Ctx<'js>, api: &str) -> Result<String> {
-    let url = with_tab(ctx, |tab| Ok(tab.url.clone()))?;
+    let url = doc_url(ctx)?;
     let origin = Url::parse(&url).map(|u| u.origin());
     match origin {
         Ok(origin) if origin.is_tuple() => Ok(origin.ascii_serialization()),

@@ -7,8 +7,8 @@ use blitz_dom::{NodeId, ns};
 use rquickjs::{Ctx, Exception, Function, Object, Result};
 
 use super::{
-    detach_retained, from_id, is_element, live, live_element, not_found, set_text_content, to_id,
-    with_doc, with_tab,
+    detach_retained, doc_url, from_id, is_element, live, live_element, not_found, set_text_content,
+    to_id, with_doc, with_resolved_doc,
 };
 use crate::state::MAX_TEXT_CHARS;
 use crate::{anonymous, document, inspect, serialize};
@@ -138,11 +138,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         })
     });
     def!("innerText", |ctx: Ctx<'js>, id: f64| -> Result<String> {
-        with_tab(&ctx, |tab| {
-            // innerText depends on computed style (not on layout), so style
-            // must be current.
-            tab.resolve_style();
-            let doc = tab.document();
+        // innerText depends on computed style (not on layout), so style
+        // must be current.
+        with_resolved_doc(&ctx, false, |doc| {
             Ok(match live(doc, id) {
                 Some(id) => inspect::inner_text(doc, id, MAX_INNER_TEXT_CHARS),
                 None => String::new(),
@@ -259,9 +257,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         })
     });
     def!("baseUrl", |ctx: Ctx<'js>| -> Result<String> {
-        with_tab(&ctx, |tab| {
-            let url = tab.url.clone();
-            Ok(inspect::base_url_at(tab.document(), Some(&url)).to_string())
+        let url = doc_url(&ctx)?;
+        with_doc(&ctx, |doc| {
+            Ok(inspect::base_url_at(doc, Some(&url)).to_string())
         })
     });
     Ok(())

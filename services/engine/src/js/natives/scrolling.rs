@@ -5,7 +5,7 @@
 use blitz_dom::{ScrollBehavior, ScrollLogicalPosition};
 use rquickjs::{Ctx, Function, Object, Result};
 
-use super::{live_element, to_id, with_tab};
+use super::{live_element, to_id, with_resolved_doc, with_tab};
 
 /// A scroll coordinate from JavaScript; CSSOM treats non-finite values as 0
 /// (`Tab::scroll_viewport_to` does the same for the viewport).
@@ -56,9 +56,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("elementScroll", |ctx: Ctx<'js>,
                            id: f64|
      -> Result<Vec<f64>> {
-        with_tab(&ctx, |tab| {
-            tab.resolve();
-            let doc = tab.document();
+        with_resolved_doc(&ctx, true, |doc| {
             // Layout data exists only on elements (reading it elsewhere panics).
             Ok(doc
                 .get_node(to_id(id))
@@ -72,9 +70,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                              x: f64,
                              y: f64|
      -> Result<bool> {
-        with_tab(&ctx, |tab| {
-            tab.resolve();
-            let doc = tab.document();
+        with_resolved_doc(&ctx, true, |doc| {
             let Some(id) = live_element(doc, id) else {
                 return Ok(false);
             };
@@ -86,9 +82,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("elementScrollSize", |ctx: Ctx<'js>,
                                id: f64|
      -> Result<Vec<f64>> {
-        with_tab(&ctx, |tab| {
-            tab.resolve();
-            let doc = tab.document();
+        with_resolved_doc(&ctx, true, |doc| {
             Ok(doc
                 .get_node(to_id(id))
                 .filter(|n| n.is_element())
@@ -112,9 +106,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                             block: String,
                             inline: String|
      -> Result<bool> {
-        with_tab(&ctx, |tab| {
-            tab.resolve();
-            let doc = tab.document();
+        with_resolved_doc(&ctx, true, |doc| {
             let Some(id) = live_element(doc, id) else {
                 return Ok(false);
             };

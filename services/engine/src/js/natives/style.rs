@@ -10,7 +10,7 @@ use style::shared_lock::ToCssWithGuard as _;
 use style::stylesheets::{CssRuleType, UrlExtraData};
 use url::Url;
 
-use super::{from_id, live, with_doc, with_tab};
+use super::{from_id, live, with_doc, with_resolved_doc};
 use crate::cssparse;
 
 /// Whether `name: value` is a declaration Stylo accepts (all of `value`).
@@ -81,9 +81,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                            id: f64,
                            name: String|
      -> Result<Option<String>> {
-        with_tab(&ctx, |tab| {
-            tab.resolve_style();
-            let doc = tab.document();
+        with_resolved_doc(&ctx, false, |doc| {
             let Some(node) = live(doc, id).and_then(|id| doc.get_node(id)) else {
                 return Ok(None);
             };
@@ -110,9 +108,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("boxMetrics", |ctx: Ctx<'js>,
                         id: f64|
      -> Result<Option<Vec<f64>>> {
-        with_tab(&ctx, |tab| {
-            tab.resolve();
-            let doc = tab.document();
+        with_resolved_doc(&ctx, true, |doc| {
             let Some(id) = live(doc, id) else {
                 return Ok(None);
             };
@@ -155,12 +151,8 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                               x: f64,
                               y: f64|
      -> Result<Option<f64>> {
-        with_tab(&ctx, |tab| {
-            tab.resolve();
-            Ok(tab
-                .document()
-                .element_from_point(x as f32, y as f32)
-                .map(from_id))
+        with_resolved_doc(&ctx, true, |doc| {
+            Ok(doc.element_from_point(x as f32, y as f32).map(from_id))
         })
     });
     Ok(())

@@ -4,7 +4,7 @@
 use rquickjs::{Ctx, Function, Object, Result};
 use url::Url;
 
-use super::with_tab;
+use super::{doc_url, with_doc};
 use crate::inspect;
 
 /// Add the urls natives to `native`.
@@ -17,9 +17,9 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     def!("resolveUrl", |ctx: Ctx<'js>,
                         href: String|
      -> Result<Option<String>> {
-        with_tab(&ctx, |tab| {
-            let url = tab.url.clone();
-            Ok(inspect::base_url_at(tab.document(), Some(&url))
+        let url = doc_url(&ctx)?;
+        with_doc(&ctx, |doc| {
+            Ok(inspect::base_url_at(doc, Some(&url))
                 .join(href.trim())
                 .ok()
                 .map(String::from))
