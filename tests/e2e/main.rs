@@ -19,6 +19,8 @@ mod fencing;
 mod fidelity;
 mod fleet;
 mod fonts;
+mod frames;
+mod go_browser_mcp;
 mod grpc;
 mod harness;
 mod held;

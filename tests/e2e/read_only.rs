@@ -10,8 +10,9 @@ use tonic::metadata::MetadataValue;
 use crate::harness::{Fleet, call, first};
 
 /// Tools a read-only gateway leaves out.
-const OUTSIDE: [&str; 10] = [
+const OUTSIDE: [&str; 11] = [
     "servo_evaluate",
+    "servo_frame_evaluate",
     "servo_click",
     "servo_type_text",
     "servo_press_key",

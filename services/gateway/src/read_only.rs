@@ -4,7 +4,7 @@
 //! request), nor send HTTP methods other than GET, HEAD and OPTIONS. What a
 //! page's own scripts do when it loads is the page's, as in any browser.
 
-use fleet_proto::v1::{BrowserAction, action::Kind};
+use fleet_proto::v1::{BrowserAction, action::Kind, frames::Op};
 
 use crate::error::GatewayError;
 
@@ -19,6 +19,8 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::Type(_)
         | Kind::PressKey(_)
         | Kind::SelectOption(_) => true,
+        // A script in a frame reaches as far as one in the page.
+        Kind::Frames(f) => matches!(f.op, Some(Op::Evaluate(_))),
         Kind::Http(h) => {
             let method = h.method.to_ascii_uppercase();
             !(method.is_empty() || SAFE_METHODS.contains(&method.as_str()))

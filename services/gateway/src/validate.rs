@@ -3,6 +3,7 @@
 //! checks all read. A bad call is refused with the field and the limit named,
 //! and nothing is created or stored.
 
+mod frames;
 mod http;
 
 use std::collections::HashMap;
@@ -149,6 +150,7 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::WebSearch(search)) => http::validate_search(i, a, search)?,
             Some(Kind::Cookies(c)) => validate_cookies(i, &a.session_id, c)?,
             Some(Kind::Storage(st)) => validate_storage(i, &a.session_id, st)?,
+            Some(Kind::Frames(f)) => frames::validate_frames(i, &a.session_id, f)?,
             Some(Kind::NetworkLog(pb::NetworkLog { limit }))
             | Some(Kind::ConsoleMessages(pb::ConsoleMessages { limit })) => {
                 if a.session_id.is_empty() {

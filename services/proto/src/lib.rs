@@ -45,6 +45,10 @@ pub const MAX_LOG_ENTRIES: usize = 500;
 /// Entries a log read returns when it names no limit.
 pub const DEFAULT_LOG_ENTRIES: usize = 100;
 
+/// Most characters of HTML one `Frames` html read returns (the Go browser
+/// MCP server's cut), and what it returns when it names no limit.
+pub const MAX_FRAME_HTML_CHARS: u32 = 200_000;
+
 /// Most storage items one `Storage` action may set or import.
 pub const MAX_STORAGE_ITEMS: usize = 1000;
 

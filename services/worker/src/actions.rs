@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use fleet_proto::v1::{self as pb, ActionOutput, ErrorCode, action::Kind, action_output};
-use fleet_proto::{MAX_FONT_BYTES, MAX_FONTS_PER_SESSION};
+use fleet_proto::{MAX_FONT_BYTES, MAX_FONTS_PER_SESSION, MAX_FRAME_HTML_CHARS};
 
 use crate::failure::Failure;
 use crate::host::{
@@ -37,6 +37,7 @@ fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
         action_output::Kind::Evaluate(e) => e.page.as_ref()?,
         action_output::Kind::Screenshot(s) => s.page.as_ref()?,
         action_output::Kind::Accessibility(a) => a.page.as_ref()?,
+        action_output::Kind::Frames(f) => f.page.as_ref()?,
         action_output::Kind::Status(_)
         | action_output::Kind::Closed(_)
         | action_output::Kind::Font(_)
@@ -167,6 +168,7 @@ pub(crate) async fn execute(
                 height: f.height,
             })
         }
+        Kind::Frames(frames) => action_output::Kind::Frames(run_frames(tab, frames, budget).await?),
         Kind::Hover(hover) => {
             let action = UserInput::Hover(Target::try_from(hover.target)?);
             input(tab, &action, budget).await?
@@ -274,4 +276,58 @@ pub(crate) async fn execute(
         tab.console_log().extend(&page.console);
     }
     Ok(output)
+}
+
+/// A frames action: the list, an evaluation in a frame's realm, or a frame's
+/// HTML.
+async fn run_frames(
+    tab: &mut Tab,
+    frames: pb::Frames,
+    budget: Duration,
+) -> Result<pb::FramesResult, Failure> {
+    let op = frames.op.ok_or_else(|| {
+        Failure::new(
+            ErrorCode::InvalidArgument,
+            "the frames action names no operation",
+        )
+    })?;
+    Ok(match op {
+        pb::frames::Op::List(_) => pb::FramesResult {
+            frames: tab
+                .frames(budget)
+                .await?
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+            ..Default::default()
+        },
+        pb::frames::Op::Evaluate(e) => {
+            // The outer error is the engine's, the inner one the script's
+            // (or no such frame).
+            let value_json = tab.frame_evaluate(&e.frame_id, &e.script, budget).await??;
+            pb::FramesResult {
+                frame_id: e.frame_id,
+                value_json,
+                page: Some(tab.inspect(budget).await?.into()),
+                ..Default::default()
+            }
+        }
+        pb::frames::Op::Html(h) => {
+            let max_chars = match h.max_chars {
+                0 => MAX_FRAME_HTML_CHARS,
+                n => n.min(MAX_FRAME_HTML_CHARS),
+            };
+            let markup = tab
+                .frame_html(&h.frame_id, max_chars, budget)
+                .await?
+                .map_err(|reason| Failure::new(ErrorCode::InvalidArgument, reason))?;
+            pb::FramesResult {
+                frame_id: h.frame_id,
+                url: markup.url,
+                html: markup.html,
+                truncated: markup.truncated,
+                ..Default::default()
+            }
+        }
+    })
 }

@@ -12,8 +12,8 @@ use fleet_proto::v1::{self as pb, ErrorCode};
 
 use crate::failure::Failure;
 use crate::host::{
-    Capability, ConsoleEntry, Dialog, DialogPolicy, Field, Frame, Link, Readable, Scroll,
-    SelectOption, Settle, Source, Summary, Support, Target, Traversal, TypeText, Viewport,
+    Capability, ConsoleEntry, Dialog, DialogPolicy, Field, Frame, FrameInfo, Link, Readable,
+    Scroll, SelectOption, Settle, Source, Summary, Support, Target, Traversal, TypeText, Viewport,
 };
 
 impl From<Link> for pb::Link {
@@ -65,6 +65,20 @@ impl From<Frame> for pb::Frame {
             title: f.title,
             text: f.text,
             links: f.links.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<FrameInfo> for pb::FrameInfo {
+    fn from(f: FrameInfo) -> Self {
+        Self {
+            id: f.id,
+            parent_id: f.parent.unwrap_or_default(),
+            url: f.url,
+            name: f.name,
+            title: f.title,
+            loaded: f.loaded,
+            same_origin: f.same_origin,
         }
     }
 }

@@ -38,8 +38,8 @@ mod bindings {
 
 pub use bindings::exports::fleet::engine::page::{
     AccessibilityTree, Capability, ConsoleEntry, Dialog, DialogPolicy, EvalError, Field, Found,
-    Frame, Link, Readable, Scroll, SelectOption, Settle, Source, StatePart, Summary, Support,
-    Target, Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
+    Frame, FrameInfo, FrameMarkup, Link, Readable, Scroll, SelectOption, Settle, Source, StatePart,
+    Summary, Support, Target, Traversal, TypeText, UserInput, Viewport, WaitError, WaitFor,
 };
 
 /// The engine component built by this crate's build script.
@@ -419,6 +419,31 @@ impl Tab {
         budget: Duration,
     ) -> Result<Result<String, EvalError>, TabError> {
         guest_call!(self, budget, call_evaluate(script))
+    }
+
+    /// Lists the page's frames with their ids.
+    pub async fn frames(&mut self, budget: Duration) -> Result<Vec<FrameInfo>, TabError> {
+        guest_call!(self, budget, call_frames())
+    }
+
+    /// Evaluates `script` in the realm of frame `id`.
+    pub async fn frame_evaluate(
+        &mut self,
+        id: &str,
+        script: &str,
+        budget: Duration,
+    ) -> Result<Result<String, EvalError>, TabError> {
+        guest_call!(self, budget, call_frame_evaluate(id, script))
+    }
+
+    /// Serializes frame `id`'s document, at most `max_chars` characters.
+    pub async fn frame_html(
+        &mut self,
+        id: &str,
+        max_chars: u32,
+        budget: Duration,
+    ) -> Result<Result<FrameMarkup, String>, TabError> {
+        guest_call!(self, budget, call_frame_html(id, max_chars))
     }
 
     /// Paints the viewport to PNG.

@@ -11,12 +11,14 @@ use serde_json::Value;
 use super::tools::{Sessions, ToolKind};
 
 mod cookies;
+mod frames;
 mod http;
 mod storage;
 
 use crate::error::GatewayError;
 use crate::validate::{DEFAULT_VIEWPORT, MAX_ACTIONS};
 use cookies::parse_cookies;
+use frames::parse_frames;
 use http::parse_http;
 pub(super) use http::parse_search;
 use storage::parse_storage;
@@ -401,6 +403,10 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         | ToolKind::StorageClear
         | ToolKind::StorageStateExport
         | ToolKind::StorageStateImport => Kind::Storage(parse_storage(tool, i, obj)?),
+        ToolKind::FrameList
+        | ToolKind::FrameEvaluate
+        | ToolKind::FrameHtml
+        | ToolKind::PageHtml => Kind::Frames(parse_frames(tool, i, obj)?),
         ToolKind::NetworkLog | ToolKind::ConsoleMessages => {
             let max = fleet_proto::MAX_LOG_ENTRIES;
             let limit = match int("limit")? {

@@ -138,6 +138,7 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     "messages": c.messages.iter().map(|m| json!({"level": m.level, "text": m.text})).collect::<Vec<_>>(),
                     "total": c.total,
                 }),
+                Some(action_output::Kind::Frames(f)) => frames_json(tool, f),
                 // Search has its own tool and rendering; over the actions
                 // envelope it is only reachable through gRPC.
                 Some(action_output::Kind::WebSearch(_)) => Value::Null,
@@ -369,6 +370,28 @@ fn http_json(h: &pb::HttpResult) -> Value {
         "body": decoded,
         "bodyBase64": if textual { Value::Null } else { json!(base64::engine::general_purpose::STANDARD.encode(&h.body)) },
     })
+}
+
+/// A frames action's answer: the list, an evaluation's value, or the HTML.
+fn frames_json(tool: ToolKind, f: &pb::FramesResult) -> Value {
+    match tool {
+        ToolKind::FrameEvaluate => {
+            let value: Value = serde_json::from_str(&f.value_json).unwrap_or(Value::Null);
+            json!({"frameId": f.frame_id, "value": value, "page": f.page.as_ref().map(page_json)})
+        }
+        ToolKind::FrameHtml => json!({
+            "frameId": f.frame_id, "url": f.url, "html": f.html, "truncated": f.truncated,
+        }),
+        ToolKind::PageHtml => json!({"url": f.url, "html": f.html, "truncated": f.truncated}),
+        _ => json!({
+            "frames": f.frames.iter().map(|k| json!({
+                "id": k.id,
+                "parentId": (!k.parent_id.is_empty()).then_some(&k.parent_id),
+                "url": k.url, "name": k.name, "title": k.title,
+                "loaded": k.loaded, "sameOrigin": k.same_origin,
+            })).collect::<Vec<_>>(),
+        }),
+    }
 }
 
 fn cookie_json(k: &pb::Cookie) -> Value {

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 mod fields;
+mod frames;
 mod table;
 
 /// The tools, each a shape of action.
@@ -51,6 +52,10 @@ pub(super) enum ToolKind {
     ConsoleMessages,
     Hover,
     Find,
+    FrameList,
+    FrameEvaluate,
+    FrameHtml,
+    PageHtml,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

@@ -107,6 +107,13 @@ fn every_tools_action() -> Vec<(&'static super::super::tools::Spec, Kind)> {
                 ToolKind::StorageSet => {
                     action.insert("items".into(), json!({"k": "v"}));
                 }
+                ToolKind::FrameEvaluate => {
+                    action.insert("frameId".into(), json!("1"));
+                    action.insert("script".into(), json!("1"));
+                }
+                ToolKind::FrameHtml => {
+                    action.insert("frameId".into(), json!(2));
+                }
                 ToolKind::StorageStateImport => {
                     action.insert("storageState".into(), json!({"cookies": []}));
                 }
@@ -167,11 +174,12 @@ fn kind_name(k: &Kind) -> &'static str {
         Kind::ConsoleMessages(_) => "console_messages",
         Kind::Hover(_) => "hover",
         Kind::Find(_) => "find",
+        Kind::Frames(_) => "frames",
     }
 }
 
 /// Every action kind of `fleet.v1.Browser`.
-const KINDS: [&str; 25] = [
+const KINDS: [&str; 26] = [
     "navigate",
     "inspect",
     "evaluate",
@@ -197,6 +205,7 @@ const KINDS: [&str; 25] = [
     "console_messages",
     "hover",
     "find",
+    "frames",
 ];
 
 #[test]

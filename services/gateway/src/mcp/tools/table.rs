@@ -13,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 39] = [
+pub(in crate::mcp) static TOOLS: [Spec; 43] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -571,4 +571,8 @@ pub(in crate::mcp) static TOOLS: [Spec; 39] = [
             )
         },
     ),
+    super::frames::LIST,
+    super::frames::EVALUATE,
+    super::frames::HTML,
+    super::frames::PAGE_HTML,
 ];
