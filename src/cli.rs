@@ -49,6 +49,12 @@ enum Command {
     /// Check a running fleet end to end over MCP with an API key: open a session,
     /// read its page back, close it (the chart's `helm test`).
     Smoke(crate::smoke::SmokeArgs),
+    /// Call one tool of a running fleet and print its JSON result (or a table);
+    /// screenshots are written to files.
+    Call(Box<crate::client::CallArgs>),
+    /// List or close your sessions on a running fleet.
+    #[command(subcommand)]
+    Sessions(crate::client::SessionsCommand),
 }
 
 #[derive(Debug, clap::Args)]
@@ -252,6 +258,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Goldens(config) => fleet_bench::fidelity::goldens::run(config).await,
         Command::Smoke(args) => crate::smoke::run(&args).await,
+        Command::Call(args) => crate::client::call(&args).await,
+        Command::Sessions(command) => crate::client::sessions(&command).await,
         Command::Keys(command) => crate::keys::run(command).await,
         Command::Tenants(command) => crate::tenants::run(command).await,
     }

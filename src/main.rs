@@ -2,6 +2,7 @@
 //! needs, builds a service from its crate, and runs it until Ctrl-C or SIGTERM.
 
 mod cli;
+mod client;
 mod keys;
 mod smoke;
 mod tenants;

@@ -10,6 +10,7 @@ mod bench;
 mod browsing;
 mod capabilities;
 mod chart;
+mod cli;
 mod conformance;
 mod cookies;
 mod dom_bindings;

@@ -15,10 +15,13 @@ pub struct Mcp {
 }
 
 impl Mcp {
-    /// Connects to `base`/mcp with a bearer key.
+    /// Connects to `base`/mcp with a bearer key (none when `key` is empty:
+    /// a one-process fleet on loopback takes calls without one).
     pub async fn connect(base: &str, key: &str) -> anyhow::Result<Mcp> {
-        let config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"))
-            .auth_header(key.to_owned());
+        let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"));
+        if !key.is_empty() {
+            config = config.auth_header(key.to_owned());
+        }
         let client =
             ().serve(StreamableHttpClientTransport::from_config(config))
                 .await
@@ -64,6 +67,17 @@ impl Mcp {
 
     /// Calls a tool and returns its structured content.
     pub async fn call(&self, tool: &str, args: Value) -> anyhow::Result<Value> {
+        Ok(self.call_with_images(tool, args).await?.0)
+    }
+
+    /// Calls a tool and returns its structured content and the bytes of its
+    /// image blocks, in order (screenshots).
+    pub async fn call_with_images(
+        &self,
+        tool: &str,
+        args: Value,
+    ) -> anyhow::Result<(Value, Vec<Vec<u8>>)> {
+        use base64::Engine as _;
         let Value::Object(args) = args else {
             bail!("tool arguments must be an object");
         };
@@ -72,6 +86,16 @@ impl Mcp {
             .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
             .await
             .with_context(|| format!("{tool} failed at the protocol level"))?;
-        Ok(result.structured_content.unwrap_or(Value::Null))
+        let images = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_image())
+            .map(|i| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(&i.data)
+                    .context("decoding an image block's base64")
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok((result.structured_content.unwrap_or(Value::Null), images))
     }
 }
