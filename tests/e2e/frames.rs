@@ -346,3 +346,74 @@ async fn frame_limits_hold_at_their_edges() -> anyhow::Result<()> {
     assert_eq!(tab.frame_evaluate("3", "parent.ran", budget).await??, "8");
     Ok(())
 }
+
+/// The frames action typed over gRPC, on the caller's own sessions only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn frames_are_a_typed_grpc_action_on_the_callers_sessions() {
+    use fleet_proto::v1::{self as pb, action_output, action_response::Outcome, frames::Op};
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let base = site().await;
+    let (out, _) = call(
+        &client,
+        "servo_navigate",
+        json!({"actions": [{"url": format!("{base}/")}]}),
+    )
+    .await;
+    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let action = |op: Op| pb::BrowserAction {
+        session_id: id.clone(),
+        viewport: None,
+        action: Some(pb::Action {
+            kind: Some(pb::action::Kind::Frames(pb::Frames { op: Some(op) })),
+            max_duration_ms: 0,
+        }),
+    };
+    let key = fleet.key("acme").await;
+    let mut browser = crate::harness::grpc(&fleet, &key).await;
+    let mut outputs = Vec::new();
+    // One action per call: a call names each session once.
+    for op in [
+        Op::List(pb::FrameList {}),
+        Op::Evaluate(pb::FrameEvaluate {
+            frame_id: "1".into(),
+            script: "document.title".into(),
+        }),
+    ] {
+        let resp = browser
+            .execute(pb::ExecuteRequest {
+                actions: vec![action(op)],
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        match &resp.responses[0].outcome {
+            Some(Outcome::Output(pb::ActionOutput {
+                kind: Some(action_output::Kind::Frames(f)),
+            })) => outputs.push(f.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+    let ids: Vec<&str> = outputs[0].frames.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(ids, ["1", "1.1", "2"]);
+    assert_eq!(outputs[0].frames[1].parent_id, "1");
+    assert_eq!(outputs[1].value_json, "\"ran\"");
+    assert_eq!(outputs[1].page.as_ref().unwrap().url, format!("{base}/"));
+
+    // Another tenant's key finds no such session.
+    let other = fleet.key("other").await;
+    let mut browser = crate::harness::grpc(&fleet, &other).await;
+    let resp = browser
+        .execute(pb::ExecuteRequest {
+            actions: vec![action(Op::List(pb::FrameList {}))],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    match &resp.responses[0].outcome {
+        Some(Outcome::Error(e)) => {
+            assert_eq!(e.code, pb::ErrorCode::SessionNotFound as i32, "{e:?}")
+        }
+        other => panic!("another tenant read the frames: {other:?}"),
+    }
+}

@@ -16,7 +16,9 @@ use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
 mod engine;
+mod grpc;
 pub use engine::{engine_host, engine_tab};
+pub use grpc::grpc;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_servo-fleet");
 

@@ -2,12 +2,11 @@
 //! nor run, over MCP and gRPC; reading tools and safe HTTP methods still work.
 //! Also HTTP requests as typed gRPC actions.
 
-use fleet_proto::v1::{self as pb, browser_client::BrowserClient};
+use fleet_proto::v1 as pb;
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
-use tonic::metadata::MetadataValue;
 
-use crate::harness::{Fleet, call, first};
+use crate::harness::{Fleet, call, first, grpc};
 
 /// Tools a read-only gateway leaves out.
 const OUTSIDE: [&str; 11] = [
@@ -23,28 +22,6 @@ const OUTSIDE: [&str; 11] = [
     "servo_http_patch",
     "servo_http_delete",
 ];
-
-/// A gRPC Browser client with `key`.
-async fn grpc(
-    fleet: &Fleet,
-    key: &str,
-) -> BrowserClient<
-    tonic::service::interceptor::InterceptedService<
-        tonic::transport::Channel,
-        impl tonic::service::Interceptor,
-    >,
-> {
-    let channel = tonic::transport::Channel::from_shared(fleet.gateway.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let bearer: MetadataValue<_> = format!("Bearer {key}").parse().unwrap();
-    BrowserClient::with_interceptor(channel, move |mut req: tonic::Request<()>| {
-        req.metadata_mut().insert("authorization", bearer.clone());
-        Ok(req)
-    })
-}
 
 fn http_action(url: &str, method: &str) -> pb::BrowserAction {
     pb::BrowserAction {
