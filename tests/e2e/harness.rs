@@ -7,18 +7,15 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::ServiceExt as _;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
 mod engine;
 mod grpc;
+mod mcp;
 pub use engine::{engine_host, engine_tab};
 pub use grpc::grpc;
+pub use mcp::{Client, act, call, eval, first, mcp};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_servo-fleet");
 
@@ -463,34 +460,6 @@ fn fleet_now_ms() -> i64 {
     .unwrap()
 }
 
-pub type Client = RunningService<rmcp::RoleClient, ()>;
-
-/// An rmcp client on `base`/mcp, with a bearer key if given.
-pub async fn mcp(base: &str, key: Option<&str>) -> Client {
-    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"));
-    if let Some(k) = key {
-        config = config.auth_header(k.to_owned());
-    }
-    let transport = StreamableHttpClientTransport::from_config(config);
-    ().serve(transport)
-        .await
-        .expect("MCP client could not connect")
-}
-
-/// Calls a tool; returns the structured content and the raw result.
-pub async fn call(client: &Client, tool: &str, args: Value) -> (Value, CallToolResult) {
-    let params = CallToolRequestParams::new(tool.to_owned())
-        .with_arguments(args.as_object().cloned().unwrap());
-    let result = client
-        .call_tool(params)
-        .await
-        .unwrap_or_else(|e| panic!("{tool} failed at the protocol level: {e}"));
-    (
-        result.structured_content.clone().unwrap_or(json!(null)),
-        result,
-    )
-}
-
 /// A loopback web server with the test pages; returns its base URL.
 pub async fn fixtures() -> String {
     use axum::response::Html;
@@ -585,29 +554,4 @@ pub async fn open(client: &Client, url: &str) -> (String, Value) {
     let r = first(&out).clone();
     assert_eq!(r["ok"], true, "{out:#}");
     (r["sessionID"].as_str().unwrap().to_owned(), r)
-}
-
-/// One action of `tool` on session `id`; returns its response entry, or the
-/// call's error when the gateway refused the call as a whole.
-pub async fn act(client: &Client, tool: &str, id: &str, fields: Value) -> Value {
-    let mut action = fields;
-    action["sessionID"] = json!(id);
-    let (out, _) = call(client, tool, json!({"actions": [action]})).await;
-    if out.get("responses").is_some() {
-        first(&out).clone()
-    } else {
-        out
-    }
-}
-
-/// Evaluates `script` in session `id`, which must succeed; returns its value.
-pub async fn eval(client: &Client, id: &str, script: &str) -> Value {
-    let r = act(client, "servo_evaluate", id, json!({"script": script})).await;
-    assert_eq!(r["ok"], true, "{script}: {r:#}");
-    r["response"]["value"].clone()
-}
-
-/// The first response entry of a call.
-pub fn first(v: &Value) -> &Value {
-    &v["responses"][0]
 }
