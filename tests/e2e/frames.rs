@@ -47,6 +47,7 @@ async fn site() -> String {
   document.title = 'ran';
   parent.postMessage('hello', '*');
   setTimeout(() => { document.body.dataset.t = 'timer'; }, 100);
+  setTimeout(() => { window.late = 'ran'; }, 1500);
   localStorage.setItem('k', 'v');
 </script>"#,
                 )
@@ -123,6 +124,14 @@ async fn same_origin_frames_run_their_scripts_before_the_pages_load() {
         json!([42, "timer", "from the page", true, "inner", "v", "/inner"])
     );
     assert_eq!(eval(&client, &id, "localStorage.getItem('k')").await, "v");
+    // A timer past the load's quiet period runs when a wait lets its time pass.
+    assert_eq!(
+        frame_eval(&client, &id, "1", "typeof late").await,
+        "undefined"
+    );
+    let r = act(&client, "servo_wait", &id, json!({"timeMs": 2000})).await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    assert_eq!(frame_eval(&client, &id, "1", "late").await, "ran");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -328,7 +328,7 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "frames",
         implemented: true,
-        gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames. A same-origin frame's classic scripts run at load in a realm of its own, before the page's load event; the page reaches its window (contentWindow, frames[i]) and live document, and its parent, top and frameElement lead back. Its module scripts do not run; its timers run while it loads and while an evaluation in it awaits, not during the page's later actions; its navigations and history entries are ignored; input goes to the page, not into frames; a restore shows frames as loaded, without their scripts' changes. Frames of another origin are static documents, which an agent can still evaluate in (servo_frame_evaluate)",
+        gaps: "iframes (src and srcdoc) load, paint and are read into the summary's frames. A same-origin frame's classic scripts run at load in a realm of its own, before the page's load event; the page reaches its window (contentWindow, frames[i]) and live document, and its parent, top and frameElement lead back. Its module scripts do not run; its timers run while it loads, while an evaluation in it awaits, within the quiet period after each of the page's input actions and traversals, and through the time a wait lets pass (a wait for a selector or text watches the page only); its navigations and history entries are ignored; input goes to the page, not into frames; a restore shows frames as loaded, without their scripts' changes. Frames of another origin are static documents, which an agent can still evaluate in (servo_frame_evaluate)",
         what: "",
         checks: &[
             "frames_are_read_as_their_own_documents",

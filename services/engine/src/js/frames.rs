@@ -19,7 +19,8 @@ use std::ptr::NonNull;
 use blitz_dom::NodeId;
 use rquickjs::{CatchResultExt, Context, Ctx, Function, Object, Persistent, Runtime, Value, qjs};
 
-use super::{EVAL_BUDGET, describe, natives, realm, with_deadline};
+use super::event_loop::{drain_jobs, pump, run_tasks, timer_limit};
+use super::{EVAL_BUDGET, MAX_LOAD_TIMERS, call_hook, describe, natives, realm, with_deadline};
 use crate::bindings::exports::fleet::engine::page::EvalError;
 use crate::frames::{self as tree, Path};
 use crate::state;
@@ -161,6 +162,49 @@ fn new_context<'js>(ctx: &Ctx<'js>, runtime: Runtime) -> Result<(Context, Ctx<'j
         let context = Context::from_raw(raw, runtime);
         let frame_ctx: Ctx<'js> = Ctx::from_raw(raw);
         Ok((context, frame_ctx))
+    }
+}
+
+/// Run the frame realms' promise jobs, tasks and timers up to their quiet
+/// period, after an action on the page: a frame's timers keep running as the
+/// page's do.
+pub(super) fn pump_all() {
+    for_each_live(|ctx, hooks| {
+        drain_jobs(ctx);
+        pump(ctx, hooks);
+    });
+}
+
+/// Let `page_ms` of page time pass in every frame realm, as a wait on the
+/// page does: their timers due within it run, and their clocks move on.
+pub(super) fn wait_all(page_ms: f64) {
+    for_each_live(|ctx, hooks| {
+        drain_jobs(ctx);
+        let limit = timer_limit(hooks, page_ms);
+        run_tasks(ctx, hooks, page_ms, MAX_LOAD_TIMERS);
+        call_hook(ctx, hooks, "advanceClock", (limit,));
+    });
+}
+
+/// Run `f` in each frame realm whose frame still shows the document the
+/// realm was made for (one that has gone or loaded another is left alone).
+fn for_each_live(f: impl for<'js> Fn(&Ctx<'js>, &Object<'js>)) {
+    let live: Vec<Handle> = FRAMES.with(|frames| {
+        frames
+            .borrow()
+            .iter()
+            .filter(|r| {
+                tree::with_frame_doc(&r.path, |d| std::ptr::from_ref(d) as usize) == Some(r.doc)
+            })
+            .map(|r| r.handle.clone())
+            .collect()
+    });
+    for realm in live {
+        realm.context.with(|ctx| {
+            if let Ok(hooks) = realm.hooks.restore(&ctx) {
+                f(&ctx, &hooks);
+            }
+        });
     }
 }
 

@@ -221,6 +221,7 @@ where
             }
         })
     });
+    with_deadline(INPUT_BUDGET, frames::pump_all);
     let settle = outcome?;
     state::try_with_tab(|tab| tab.settle = settle);
     Ok(())
@@ -233,14 +234,16 @@ pub(crate) fn traversed(from: &str, to: &str, state: Option<&str>) -> Settle {
         return Settle::Settled;
     };
     with_deadline(INPUT_BUDGET, || {
-        context.with(|ctx| {
+        let settle = context.with(|ctx| {
             let Ok(hooks) = hooks.restore(&ctx) else {
                 return Settle::Settled;
             };
             call_hook(&ctx, &hooks, "traversed", (from, to, state));
             drain_jobs(&ctx);
             pump(&ctx, &hooks)
-        })
+        });
+        frames::pump_all();
+        settle
     })
 }
 
@@ -261,7 +264,7 @@ pub(crate) fn wait_until(
         return (!has_condition, Settle::Settled);
     };
     with_deadline(EVAL_BUDGET, || {
-        context.with(|ctx| {
+        let waited = context.with(|ctx| {
             let Ok(hooks) = hooks.restore(&ctx) else {
                 return (!has_condition && holds(), Settle::Settled);
             };
@@ -284,7 +287,11 @@ pub(crate) fn wait_until(
             // The wait took its whole time, whatever ran in it.
             call_hook(&ctx, &hooks, "advanceClock", (limit,));
             (true, pending_settle(&hooks))
-        })
+        });
+        if !has_condition {
+            frames::wait_all(page_ms);
+        }
+        waited
     })
 }
 
