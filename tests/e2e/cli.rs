@@ -3,28 +3,20 @@
 //! sessions list|close` lists and closes the caller's sessions; the gateway
 //! and key come from the environment, and failures exit non-zero saying why.
 
-use std::process::Stdio;
-
 use serde_json::Value;
-use tokio::process::Command;
 
-use crate::harness::{BIN, Fleet};
+use crate::harness::{Fleet, run_cli_env};
 
 /// Runs `servo-fleet args` with the gateway and key in the environment.
 async fn cli(fleet: &Fleet, key: &str, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .env("FLEET_GATEWAY_URL", &fleet.gateway)
-        .env("FLEET_API_KEY", key)
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    run_cli_env(
+        args,
+        &[
+            ("FLEET_GATEWAY_URL", &fleet.gateway),
+            ("FLEET_API_KEY", key),
+        ],
     )
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

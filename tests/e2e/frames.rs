@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Fleet, act, call, eval, first};
+use crate::harness::{Fleet, act, eval, open};
 
 /// The page (`/`) and its same-origin frame (`/inner`, which holds a srcdoc
 /// frame) on 127.0.0.1, and a frame of another origin on 127.0.0.2.
@@ -79,15 +79,7 @@ async fn same_origin_frames_run_their_scripts_before_the_pages_load() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("frames").await;
     let base = site().await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"url": format!("{base}/")}]}),
-    )
-    .await;
-    let r = first(&out);
-    assert_eq!(r["ok"], true, "{out:#}");
-    let id = r["sessionID"].as_str().unwrap().to_owned();
+    let (id, r) = open(&client, &format!("{base}/")).await;
     let frames = r["response"]["page"]["frames"].as_array().unwrap().clone();
     assert_eq!(frames[0]["title"], "ran", "{frames:#?}");
     assert_eq!(frames[0]["text"], "scripted", "{frames:#?}");
@@ -140,13 +132,7 @@ async fn frame_tools_list_frames_by_id_and_evaluate_and_read_one() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("frames").await;
     let base = site().await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"url": format!("{base}/")}]}),
-    )
-    .await;
-    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let (id, _) = open(&client, &format!("{base}/")).await;
 
     let r = act(&client, "servo_frame_list", &id, json!({})).await;
     assert_eq!(r["ok"], true, "{r:#}");
@@ -256,13 +242,7 @@ async fn frame_tools_refuse_ids_that_name_no_frame() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("frames").await;
     let base = site().await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"url": format!("{base}/")}]}),
-    )
-    .await;
-    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let (id, _) = open(&client, &format!("{base}/")).await;
     for (tool, fields, needle) in [
         (
             "servo_frame_evaluate",
@@ -363,13 +343,7 @@ async fn frames_are_a_typed_grpc_action_on_the_callers_sessions() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("acme").await;
     let base = site().await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"url": format!("{base}/")}]}),
-    )
-    .await;
-    let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let (id, _) = open(&client, &format!("{base}/")).await;
     let action = |op: Op| pb::BrowserAction {
         session_id: id.clone(),
         viewport: None,

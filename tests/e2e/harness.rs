@@ -214,8 +214,14 @@ pub fn spawn(name: &str, args: &[&str], env: &[(&str, &str)]) -> Proc {
 
 /// Runs the CLI to completion and returns (success, stdout, stderr).
 pub async fn run_cli(args: &[&str]) -> (bool, String, String) {
+    run_cli_env(args, &[]).await
+}
+
+/// [`run_cli`] with `env` added to its environment.
+pub async fn run_cli_env(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     let out = Command::new(BIN)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .await
