@@ -23,7 +23,7 @@ async fn site() -> String {
     let other_origin = format!("http://{}", other_listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(other_listener, other).await.unwrap() });
     let page = format!(
-        r#"<title>host</title><p>host page</p>
+        r#"<title>host</title><script>window.early = 'before the frames'</script><p>host page</p>
 <iframe name="inner" src="/inner"></iframe>
 <iframe name="other" src="{other_origin}/other"></iframe>
 <script>

@@ -15,6 +15,7 @@ use super::{
 };
 use crate::bindings::exports::fleet::engine::page::Settle;
 use crate::frames::{self, Path};
+use crate::state::Tab;
 use crate::{charset, document, inspect, net, state};
 
 /// A `<script>` to run: its source text or the URL to fetch it from.
@@ -367,8 +368,7 @@ fn load_frame(page: &Context, path: &[NodeId]) {
 /// the load.
 pub(crate) fn run_page_scripts() -> Settle {
     let scripts = state::try_with_tab(|tab| collect_scripts(tab.document())).unwrap_or_default();
-    let frames = scripted_frames();
-    if scripts.is_empty() && frames.is_empty() {
+    if scripts.is_empty() && scripted_frames().is_empty() {
         return Settle::Settled;
     }
     let (context, hooks) = match realm() {
@@ -384,7 +384,12 @@ pub(crate) fn run_page_scripts() -> Settle {
                 run_scripts(&ctx, &hooks, scripts, &[]);
             }
         });
-        for path in &frames {
+        // The frames as the page's scripts left them: a frame element that
+        // followed a blocking script was out of the tree while it ran, and
+        // Blitz loads its document again when it comes back, which the
+        // document takes in with its pending messages.
+        state::try_with_tab(Tab::resolve_style);
+        for path in &scripted_frames() {
             load_frame(&context, path);
         }
         context.with(|ctx| {
