@@ -26,6 +26,29 @@ impl WorkerService {
     }
 }
 
+/// Make the caller's span (its trace context in the request's metadata)
+/// the parent of `span`: the gateway's `worker.call` span.
+fn adopt_parent<T>(span: &tracing::Span, request: &Request<T>) {
+    fleet_telemetry::trace::set_parent(span, |name| {
+        request
+            .metadata()
+            .get(name)?
+            .to_str()
+            .ok()
+            .map(str::to_owned)
+    });
+}
+
+impl WorkerService {
+    /// A run's answer, naming this worker.
+    fn answer(&self, outcome: run_response::Outcome) -> Response<RunResponse> {
+        Response::new(RunResponse {
+            outcome: Some(outcome),
+            worker_id: self.sessions.worker_id().to_owned(),
+        })
+    }
+}
+
 /// Refuses a call that did not run, with the marker that lets the gateway
 /// send it to another worker.
 fn refused(reason: String) -> Status {
@@ -42,14 +65,7 @@ impl Worker for WorkerService {
     async fn run(&self, request: Request<RunRequest>) -> Result<Response<RunResponse>, Status> {
         // The gateway's `worker.call` span is this one's parent.
         let span = tracing::info_span!("worker.run");
-        fleet_telemetry::trace::set_parent(&span, |name| {
-            request
-                .metadata()
-                .get(name)?
-                .to_str()
-                .ok()
-                .map(str::to_owned)
-        });
+        adopt_parent(&span, &request);
         let req = request.into_inner();
         if uuid::Uuid::parse_str(&req.session_id).is_err() {
             return Err(Status::invalid_argument("session_id must be a UUID"));
@@ -70,10 +86,7 @@ impl Worker for WorkerService {
             // Nothing ran: the gateway may send the call to another worker.
             Err(RunError::Refused(reason)) => return Err(refused(reason)),
         };
-        Ok(Response::new(RunResponse {
-            outcome: Some(outcome),
-            worker_id: self.sessions.worker_id().to_owned(),
-        }))
+        Ok(self.answer(outcome))
     }
 
     async fn http(
@@ -81,14 +94,7 @@ impl Worker for WorkerService {
         request: Request<HttpRunRequest>,
     ) -> Result<Response<RunResponse>, Status> {
         let span = tracing::info_span!("worker.http");
-        fleet_telemetry::trace::set_parent(&span, |name| {
-            request
-                .metadata()
-                .get(name)?
-                .to_str()
-                .ok()
-                .map(str::to_owned)
-        });
+        adopt_parent(&span, &request);
         if self.sessions.draining() {
             return Err(refused("this worker is draining".into()));
         }
@@ -105,10 +111,7 @@ impl Worker for WorkerService {
             Ok(output) => run_response::Outcome::Output(output),
             Err(failure) => run_response::Outcome::Error(failure.into_proto()),
         };
-        Ok(Response::new(RunResponse {
-            outcome: Some(outcome),
-            worker_id: self.sessions.worker_id().to_owned(),
-        }))
+        Ok(self.answer(outcome))
     }
 
     async fn info(
