@@ -66,8 +66,7 @@ pub(super) fn frame_realm(ctx: &Ctx<'_>, path: &[NodeId]) -> Result<Handle, Stri
     let Some((&element, parent)) = path.split_last() else {
         return Err("the page's own realm is not a frame's".to_owned());
     };
-    let doc = tree::with_frame_doc(path, |d| std::ptr::from_ref(d) as usize)
-        .ok_or_else(|| "the frame has no document".to_owned())?;
+    let doc = doc_key(path).ok_or_else(|| "the frame has no document".to_owned())?;
     let found = FRAMES.with(|f| {
         f.borrow()
             .iter()
@@ -115,6 +114,12 @@ pub(super) fn frame_realm(ctx: &Ctx<'_>, path: &[NodeId]) -> Result<Handle, Stri
             Err(format!("the frame's realm could not be made: {message}"))
         }
     }
+}
+
+/// The address of the document the frame at `path` shows now, which tells
+/// a realm's document from a later one.
+fn doc_key(path: &[NodeId]) -> Option<usize> {
+    tree::with_frame_doc(path, |d| std::ptr::from_ref(d) as usize)
 }
 
 type Saved = (Persistent<Object<'static>>, Persistent<Object<'static>>);
@@ -193,9 +198,7 @@ fn for_each_live(f: impl for<'js> Fn(&Ctx<'js>, &Object<'js>)) {
         frames
             .borrow()
             .iter()
-            .filter(|r| {
-                tree::with_frame_doc(&r.path, |d| std::ptr::from_ref(d) as usize) == Some(r.doc)
-            })
+            .filter(|r| doc_key(&r.path) == Some(r.doc))
             .map(|r| r.handle.clone())
             .collect()
     });

@@ -261,6 +261,20 @@ fn scripted_frames() -> Vec<Path> {
     found
 }
 
+/// [`scripted_frames`] as the page's scripts left them: a frame element that
+/// followed a blocking script was out of the tree while it ran, and Blitz
+/// loads its document again when it comes back, which the document takes in
+/// with its pending messages (only looked at when the page has frames).
+fn frames_after_page_scripts() -> Vec<Path> {
+    let has_frames =
+        frames::with_frame_doc(&[], |doc| !frames::frame_elements(doc).is_empty()).unwrap_or(false);
+    if !has_frames {
+        return Vec::new();
+    }
+    state::try_with_tab(Tab::resolve_style);
+    scripted_frames()
+}
+
 /// Most frames whose scripts run at load.
 const MAX_SCRIPTED_FRAMES: usize = 8;
 
@@ -368,9 +382,16 @@ fn load_frame(page: &Context, path: &[NodeId]) {
 /// the load.
 pub(crate) fn run_page_scripts() -> Settle {
     let scripts = state::try_with_tab(|tab| collect_scripts(tab.document())).unwrap_or_default();
-    if scripts.is_empty() && scripted_frames().is_empty() {
-        return Settle::Settled;
-    }
+    // Without page scripts the frames stay as parsed, so one look serves.
+    let unscripted_page_frames = if scripts.is_empty() {
+        let frames = scripted_frames();
+        if frames.is_empty() {
+            return Settle::Settled;
+        }
+        Some(frames)
+    } else {
+        None
+    };
     let (context, hooks) = match realm() {
         Ok(realm) => realm,
         Err(message) => {
@@ -384,12 +405,8 @@ pub(crate) fn run_page_scripts() -> Settle {
                 run_scripts(&ctx, &hooks, scripts, &[]);
             }
         });
-        // The frames as the page's scripts left them: a frame element that
-        // followed a blocking script was out of the tree while it ran, and
-        // Blitz loads its document again when it comes back, which the
-        // document takes in with its pending messages.
-        state::try_with_tab(Tab::resolve_style);
-        for path in &scripted_frames() {
+        let frames = unscripted_page_frames.unwrap_or_else(frames_after_page_scripts);
+        for path in &frames {
             load_frame(&context, path);
         }
         context.with(|ctx| {
