@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building servo-fleet needs beyond Rust itself, only if missing:
 # Debian's clang-16, llvm-16 and wasi-libc compile the engine's C part (QuickJS)
-# for wasm32-wasip2. The Rust toolchain and the wasm32-wasip2 target come from
+# for wasm32-wasip2; nasm assembles OpenH264's (recordings); ffmpeg checks
+# recordings in the tests. The Rust toolchain and the wasm32-wasip2 target come from
 # rust-toolchain.toml through rustup.
 set -euo pipefail
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -12,6 +13,10 @@ command -v llvm-ar-16 >/dev/null || missing+=(llvm-16)
 [ -f /usr/lib/wasm32-wasi/libc.a ] || missing+=(wasi-libc)
 command -v node >/dev/null || missing+=(nodejs)   # the MCP TypeScript SDK test client
 command -v npm >/dev/null || missing+=(npm)
+# OpenH264's x86 assembly (recordings' encoder; without it the C++ is slower).
+command -v nasm >/dev/null || missing+=(nasm)
+# ffprobe/ffmpeg: the recordings tests read back the MP4s the fleet writes.
+command -v ffprobe >/dev/null || missing+=(ffmpeg)
 # The MCP Python SDK test client's venv.
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 if [ "${#missing[@]}" -gt 0 ]; then

@@ -8,8 +8,11 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};
+use fleet_media::{Media, MediaConfig, Signer};
 use fleet_policy::PolicyConfig;
-use fleet_store::{Routing, SessionStore, StoreConfig, open_limiter, open_routing, open_store};
+use fleet_store::{
+    Routing, SessionStore, SqlStores, StoreConfig, open_limiter, open_routing, open_sql, open_store,
+};
 use fleet_worker::deletion_cost::DeletionCost;
 use fleet_worker::{Backends, Worker, WorkerConfig};
 use tokio::net::TcpListener;
@@ -88,6 +91,8 @@ struct LocalArgs {
     #[command(flatten)]
     worker: WorkerConfig,
     #[command(flatten)]
+    media: MediaConfig,
+    #[command(flatten)]
     trace: fleet_telemetry::trace::TraceConfig,
 }
 
@@ -103,6 +108,8 @@ struct GatewayArgs {
     #[command(flatten)]
     gateway: GatewayConfig,
     #[command(flatten)]
+    media: MediaConfig,
+    #[command(flatten)]
     trace: fleet_telemetry::trace::TraceConfig,
 }
 
@@ -117,6 +124,8 @@ struct WorkerArgs {
     policy: PolicyConfig,
     #[command(flatten)]
     worker: WorkerConfig,
+    #[command(flatten)]
+    media: MediaConfig,
     #[command(flatten)]
     trace: fleet_telemetry::trace::TraceConfig,
 }
@@ -156,16 +165,46 @@ fn redis_url(store: &StoreConfig) -> anyhow::Result<&str> {
 }
 
 /// The stores of a fleet member: Postgres and Redis, both required.
-async fn open_fleet_stores(
-    config: &StoreConfig,
-) -> anyhow::Result<(Arc<dyn SessionStore>, Arc<dyn Routing>)> {
-    let store = open_store(database_url(config)?)
+async fn open_fleet_stores(config: &StoreConfig) -> anyhow::Result<(SqlStores, Arc<dyn Routing>)> {
+    let store = open_sql(database_url(config)?)
         .await
         .context("opening the SQL store")?;
     let routing = open_routing(redis_url(config)?, &config.redis_key_prefix)
         .await
         .context("connecting to Redis")?;
     Ok((store, routing))
+}
+
+/// The recordings' object store, if one is configured (or `default_store`).
+fn media(
+    config: &MediaConfig,
+    sql: &SqlStores,
+    default_store: Option<String>,
+) -> anyhow::Result<Option<Media>> {
+    Media::from_config(config, sql.recordings.clone(), default_store)
+        .context("opening the recordings' object store")
+}
+
+/// The gateway's face of recordings: status, links and the download route.
+fn gateway_recordings(
+    media: Option<Media>,
+    config: &MediaConfig,
+    listen: SocketAddr,
+) -> Option<fleet_gateway::recordings::Recordings> {
+    let media = media?;
+    let public_url = config.public_url.clone().unwrap_or_else(|| {
+        let host = if listen.ip().is_unspecified() {
+            SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), listen.port())
+        } else {
+            listen
+        };
+        format!("http://{host}")
+    });
+    Some(fleet_gateway::recordings::Recordings::new(
+        media,
+        Signer::from_config(config),
+        &public_url,
+    ))
 }
 
 /// The OIDC verifier the gateway flags configure, if any.
@@ -218,7 +257,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve(*args).await,
         Command::Stdio(args) => stdio(*args).await,
         Command::Gateway(args) => {
-            let (store, routing) = open_fleet_stores(&args.store).await?;
+            let (sql, routing) = open_fleet_stores(&args.store).await?;
+            let recordings =
+                gateway_recordings(media(&args.media, &sql, None)?, &args.media, args.listen);
+            let store = sql.sessions;
             let counters = open_limiter(redis_url(&args.store)?, &args.store.redis_key_prefix)
                 .await
                 .context("connecting to Redis")?;
@@ -237,6 +279,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 counters,
                 args.gateway.in_flight_lapse(),
             );
+            let dispatcher = match recordings {
+                Some(r) => dispatcher.with_recordings(r),
+                None => dispatcher,
+            };
             let gateway = Gateway {
                 auth: Auth::keys(&dispatcher, oidc(&args.gateway)?),
                 dispatcher,
@@ -268,7 +314,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 /// A worker, with its metrics port and its pod's deletion cost when configured;
 /// both end when the worker has drained.
 async fn worker(args: WorkerArgs) -> anyhow::Result<()> {
-    let (store, routing) = open_fleet_stores(&args.store).await?;
+    let (sql, routing) = open_fleet_stores(&args.store).await?;
+    let media = media(&args.media, &sql, None)?;
+    let store = sql.sessions;
     let listener = bind(args.listen).await?;
     let metrics = match args.worker.metrics_listen {
         Some(addr) => Some(bind(addr).await?),
@@ -279,6 +327,7 @@ async fn worker(args: WorkerArgs) -> anyhow::Result<()> {
         store,
         routing,
         session_ttl_ms: args.store.session_ttl_ms(),
+        media,
     };
     let worker = Worker::new(
         args.worker,
@@ -320,6 +369,8 @@ async fn local_fleet(
     policy: &PolicyConfig,
     gateway: &GatewayConfig,
     worker: WorkerConfig,
+    media_config: &MediaConfig,
+    listen: SocketAddr,
 ) -> anyhow::Result<(Local, String)> {
     let url = match &store_config.database_url {
         Some(u) => u.clone(),
@@ -329,7 +380,12 @@ async fn local_fleet(
             format!("sqlite://{}", data_dir.join("fleet.db").display())
         }
     };
-    let store = open_store(&url).await.context("opening the SQL store")?;
+    let sql = open_sql(&url).await.context("opening the SQL store")?;
+    // One process, one host: a folder beside the database unless told otherwise.
+    let objects = format!("file://{}", data_dir.join("objects").display());
+    let media = media(media_config, &sql, Some(objects))?;
+    let recordings = gateway_recordings(media.clone(), media_config, listen);
+    let store = sql.sessions;
     let routing = open_routing(
         store_config.redis_url.as_deref().unwrap_or("memory:"),
         &store_config.redis_key_prefix,
@@ -345,6 +401,7 @@ async fn local_fleet(
         store: store.clone(),
         routing: routing.clone(),
         session_ttl_ms: store_config.session_ttl_ms(),
+        media,
     };
     let policy = policy.policy();
     let worker = Worker::new(
@@ -368,6 +425,10 @@ async fn local_fleet(
         counters,
         gateway.in_flight_lapse(),
     );
+    let dispatcher = match recordings {
+        Some(r) => dispatcher.with_recordings(r),
+        None => dispatcher,
+    };
     Ok((
         Local {
             store,
@@ -387,6 +448,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         &settings.policy,
         &settings.gateway,
         settings.worker,
+        &settings.media,
+        args.listen,
     )
     .await?;
     let store = local.store;
@@ -433,12 +496,16 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// the `local` tenant; there is no network listener but the worker's loopback
 /// port.
 async fn stdio(args: LocalArgs) -> anyhow::Result<()> {
+    // No HTTP listener: download links point where `serve` would listen
+    // (or --public-url), for a `serve` of the same data directory.
     let (local, _) = local_fleet(
         &args.data_dir,
         &args.store,
         &args.policy,
         &args.gateway,
         args.worker,
+        &args.media,
+        SocketAddr::from(([127, 0, 0, 1], 8788)),
     )
     .await?;
     let tenant = local.store.ensure_tenant("local").await?;

@@ -37,6 +37,7 @@ mod preludes;
 mod proxy;
 mod read_only;
 mod realworld;
+mod recordings;
 mod screenshots;
 mod scroll;
 mod serve;

@@ -115,40 +115,52 @@ fn key_store_unavailable(grpc: bool) -> Response {
         .to_http(grpc)
 }
 
+/// The tenant a request's bearer names (or the open tenant), or the answer
+/// that refuses it.
+pub async fn tenant_of(
+    auth: &Auth,
+    headers: &http::HeaderMap,
+    grpc: bool,
+) -> Result<Tenant, Response> {
+    let verifier = match auth {
+        Auth::Open(t) => return Ok(t.clone()),
+        Auth::Keys(verifier) => verifier,
+    };
+    let key = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim);
+    let Some(key) = key.filter(|k| !k.is_empty()) else {
+        return Err(unauthorized(
+            grpc,
+            "an API key is required (authorization: Bearer <key>)",
+        ));
+    };
+    let verified = verifier
+        .tenant(key)
+        .instrument(tracing::info_span!("auth"))
+        .await;
+    match verified {
+        Ok(t) => Ok(t),
+        Err(Refused::Unauthorized(reason)) => Err(unauthorized(grpc, reason)),
+        Err(Refused::Store(e)) if e.is_outage() => Err(key_store_unavailable(grpc)),
+        Err(Refused::Store(e)) => Err(crate::error::GatewayError::Store(e).to_http(grpc)),
+    }
+}
+
 /// The auth middleware.
 pub async fn authenticate(State(auth): State<Auth>, mut req: Request, next: Next) -> Response {
-    let tenant = match &auth {
-        Auth::Open(t) => t.clone(),
-        Auth::Keys(verifier) => {
-            let grpc = req
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
-            let key = req
-                .headers()
-                .get(header::AUTHORIZATION)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| {
-                    v.strip_prefix("Bearer ")
-                        .or_else(|| v.strip_prefix("bearer "))
-                })
-                .map(str::trim);
-            let Some(key) = key.filter(|k| !k.is_empty()) else {
-                return unauthorized(grpc, "an API key is required (authorization: Bearer <key>)");
-            };
-            let verified = verifier
-                .tenant(key)
-                .instrument(tracing::info_span!("auth"))
-                .await;
-            match verified {
-                Ok(t) => t,
-                Err(Refused::Unauthorized(reason)) => return unauthorized(grpc, reason),
-                Err(Refused::Store(e)) if e.is_outage() => return key_store_unavailable(grpc),
-                Err(Refused::Store(e)) => {
-                    return crate::error::GatewayError::Store(e).to_http(grpc);
-                }
-            }
-        }
+    let grpc = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
+    let tenant = match tenant_of(&auth, req.headers(), grpc).await {
+        Ok(t) => t,
+        Err(refused) => return refused,
     };
     req.extensions_mut().insert(tenant);
     next.run(req).await

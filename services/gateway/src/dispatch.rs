@@ -14,6 +14,8 @@ mod http;
 mod placement;
 mod sessions;
 
+pub(crate) use answers::store_fail;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -49,6 +51,8 @@ pub struct Dispatcher {
     read_only: bool,
     /// Where web search asks.
     search: Arc<crate::search::SearchConfig>,
+    /// Recordings' status, links and downloads; `None` without an object store.
+    recordings: Option<Arc<crate::recordings::Recordings>>,
 }
 
 impl Dispatcher {
@@ -72,7 +76,19 @@ impl Dispatcher {
             limits: None,
             read_only: false,
             search: Arc::new(crate::search::SearchConfig::default()),
+            recordings: None,
         }
+    }
+
+    /// Answers recordings' status and downloads from `recordings`.
+    pub fn with_recordings(mut self, recordings: crate::recordings::Recordings) -> Self {
+        self.recordings = Some(Arc::new(recordings));
+        self
+    }
+
+    /// Recordings, when the gateway has an object store.
+    pub fn recordings(&self) -> Option<&Arc<crate::recordings::Recordings>> {
+        self.recordings.as_ref()
     }
 
     /// Asks the given search providers.
@@ -267,6 +283,9 @@ impl Dispatcher {
                         .instrument(span)
                         .await
                 }
+                Some(Kind::Recording(pb::Recording { op: Some(op) })) => {
+                    self.recording(tenant, op).instrument(span).await
+                }
                 _ => self.http(tenant, workers, action).instrument(span).await,
             };
             out.map(|out| (String::new(), out))
@@ -305,16 +324,42 @@ impl Dispatcher {
         })
     }
 
+    /// A recording's status or download link, from the store.
+    async fn recording(
+        &self,
+        tenant: &Tenant,
+        op: pb::recording::Op,
+    ) -> Result<pb::ActionOutput, pb::ActionError> {
+        let Some(recordings) = &self.recordings else {
+            return Err(answers::fail(
+                pb::ErrorCode::InvalidArgument,
+                "recordings are not available: this fleet has no object store (--object-store)",
+            ));
+        };
+        Ok(pb::ActionOutput {
+            kind: Some(pb::action_output::Kind::Recording(
+                recordings.answer(tenant, op).await?,
+            )),
+        })
+    }
+
     /// Deletes expired sessions; run periodically by every gateway (idempotent).
     pub async fn sweep_expired(&self) -> Result<u64, GatewayError> {
         Ok(self.store.delete_expired().await?)
     }
 }
 
-/// Whether an action belongs to no session (HTTP requests, web searches).
+/// Whether an action belongs to no session (HTTP requests, web searches, a
+/// recording's status and download: a recording outlives its session).
 fn is_sessionless(a: &BrowserAction) -> bool {
     matches!(
         a.action.as_ref().and_then(|a| a.kind.as_ref()),
-        Some(Kind::Http(_) | Kind::WebSearch(_))
+        Some(
+            Kind::Http(_)
+                | Kind::WebSearch(_)
+                | Kind::Recording(pb::Recording {
+                    op: Some(pb::recording::Op::Status(_) | pb::recording::Op::Download(_))
+                })
+        )
     )
 }

@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod oidc;
 pub mod read_only;
 pub mod recent;
+pub mod recordings;
 pub mod scaling;
 pub mod search;
 pub mod validate;
@@ -117,6 +118,10 @@ impl Gateway {
             )
             .merge(fleet_telemetry::router())
             .merge(scaling::router(self.dispatcher.clone()))
+            .merge(match self.dispatcher.recordings() {
+                Some(r) => r.as_ref().clone().router(self.auth.clone()),
+                None => Router::new(),
+            })
             .merge(open_grpc)
             .merge(self.layers(protected)))
     }

@@ -46,7 +46,9 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         // Over and enter events; what a page does on them stays in the tab
         // unless its scripts send it away, as on load.
         | Kind::Hover(_)
-        | Kind::Find(_) => false,
+        | Kind::Find(_)
+        // Watching the tab changes nothing in it.
+        | Kind::Recording(_) => false,
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod frames;
 mod http;
+mod recording;
 
 use std::collections::HashMap;
 
@@ -151,6 +152,7 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::Cookies(c)) => validate_cookies(i, &a.session_id, c)?,
             Some(Kind::Storage(st)) => validate_storage(i, &a.session_id, st)?,
             Some(Kind::Frames(f)) => frames::validate_frames(i, &a.session_id, f)?,
+            Some(Kind::Recording(r)) => recording::validate_recording(i, &a.session_id, r)?,
             Some(Kind::NetworkLog(pb::NetworkLog { limit }))
             | Some(Kind::ConsoleMessages(pb::ConsoleMessages { limit })) => {
                 if a.session_id.is_empty() {

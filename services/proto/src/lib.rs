@@ -52,6 +52,44 @@ pub const MAX_FRAME_HTML_CHARS: u32 = 200_000;
 /// Most storage items one `Storage` action may set or import.
 pub const MAX_STORAGE_ITEMS: usize = 1000;
 
+/// Limits of a screen recording (Servo MCP's): the gateway's schemas and
+/// validation, the worker's capture and the encoder all read these.
+pub mod recording {
+    /// Frames per second in the file: at least, at most, and when unset.
+    pub const MIN_FPS: u32 = 1;
+    /// See [`MIN_FPS`].
+    pub const MAX_FPS: u32 = 3;
+    /// See [`MIN_FPS`].
+    pub const DEFAULT_FPS: u32 = 2;
+    /// Seconds a recording may run before it stops by itself: at least, at
+    /// most, and when unset.
+    pub const MIN_DURATION_SECONDS: u32 = 1;
+    /// See [`MIN_DURATION_SECONDS`].
+    pub const MAX_DURATION_SECONDS: u32 = 60;
+    /// See [`MIN_DURATION_SECONDS`].
+    pub const DEFAULT_DURATION_SECONDS: u32 = 30;
+    /// The largest video, pixels; bigger viewports are scaled down to fit.
+    pub const MAX_WIDTH: u32 = 960;
+    /// See [`MAX_WIDTH`].
+    pub const MAX_HEIGHT: u32 = 540;
+    /// How long a finished recording (and its download link) is kept, ms.
+    pub const RETENTION_MS: i64 = 24 * 60 * 60 * 1000;
+    /// Most ready recordings one session keeps; a newer one evicts the oldest.
+    pub const MAX_READY_PER_SESSION: usize = 3;
+    /// Most bytes of ready recordings one session keeps; the oldest go first.
+    pub const MAX_BYTES_PER_SESSION: u64 = 64 * 1024 * 1024;
+    /// Largest captured frame kept (a PNG of the viewport), bytes; a bigger
+    /// one is skipped and the previous picture holds.
+    pub const MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
+    /// Most bytes of captured frames one recording may hold before it is
+    /// encoded; past it the recording stops by itself.
+    pub const MAX_FRAME_STORAGE_BYTES: u64 = 48 * 1024 * 1024;
+    /// The file name a download carries.
+    pub fn filename(id: &str) -> String {
+        format!("servo-recording-{id}.mp4")
+    }
+}
+
 /// Limits of an HTTP tool request (`HttpRequest`), Servo MCP's: the gateway's
 /// schemas and validation and the worker's client all read these.
 pub mod http {

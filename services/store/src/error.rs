@@ -15,6 +15,10 @@ pub enum StoreError {
     /// The row does not exist.
     #[error("not found")]
     NotFound,
+    /// The write would break a rule the store keeps (one recording in
+    /// progress per session); the message says which.
+    #[error("{0}")]
+    Conflict(&'static str),
     /// The store URL is not one this build understands.
     #[error(
         "unsupported store URL {0:?}: use postgres://, sqlite:// (stores) or redis://, memory: (routing)"

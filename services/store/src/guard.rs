@@ -152,6 +152,11 @@ impl GuardedStore {
             breaker: Breaker::new(backend, SQL_TIMEOUT, probe),
         }
     }
+
+    /// The breaker, for other contracts over the same database.
+    pub fn breaker(&self) -> Arc<Breaker> {
+        self.breaker.clone()
+    }
 }
 
 #[async_trait]

@@ -13,6 +13,8 @@ mod key_admin;
 mod keys;
 mod limiter;
 mod memory;
+mod recording_sql;
+mod recordings;
 mod redis_limiter;
 mod redis_routing;
 mod routing;
@@ -29,6 +31,7 @@ pub use key_admin::{KeyInfo, KeyStatus};
 pub use keys::{KEY_MARKER, KEY_PREFIX_CHARS, generate_key, hash_key, key_prefix};
 pub use limiter::{Limiter, MemoryLimiter};
 pub use memory::MemoryRouting;
+pub use recordings::{Encoded, GuardedRecordings, NewRecording, RecordingRow, RecordingStore};
 pub use redis_routing::RedisRouting;
 pub use routing::{Route, Routing, WorkerInfo};
 pub use session_status::SessionStatus;
@@ -44,14 +47,34 @@ use std::sync::Arc;
 /// Opens the SQL store named by `url` (`postgres://…` or `sqlite://…`), applies
 /// its migrations, and guards it against outages ([`GuardedStore`]).
 pub async fn open_store(url: &str) -> Result<Arc<dyn SessionStore>, StoreError> {
-    let store = SqlStore::connect(url).await?;
+    Ok(open_sql(url).await?.sessions)
+}
+
+/// The two contracts one SQL database serves, behind one outage breaker.
+#[derive(Clone)]
+pub struct SqlStores {
+    /// Tenants, keys, sessions and checkpoints.
+    pub sessions: Arc<dyn SessionStore>,
+    /// Screen recordings' rows.
+    pub recordings: Arc<dyn RecordingStore>,
+}
+
+/// Opens the SQL store named by `url` as [`open_store`] does, with the
+/// recordings' contract over the same pool and breaker.
+pub async fn open_sql(url: &str) -> Result<SqlStores, StoreError> {
+    let store = Arc::new(SqlStore::connect(url).await?);
     store.migrate().await?;
     let backend = if url.starts_with("sqlite:") {
         "sqlite"
     } else {
         "postgres"
     };
-    Ok(Arc::new(GuardedStore::new(Arc::new(store), backend)))
+    let sessions = GuardedStore::new(store.clone(), backend);
+    let recordings = GuardedRecordings::new(store, sessions.breaker());
+    Ok(SqlStores {
+        sessions: Arc::new(sessions),
+        recordings: Arc::new(recordings),
+    })
 }
 
 /// Opens the routing backend: `redis://…` for a fleet (guarded against outages,

@@ -402,10 +402,10 @@ pub(crate) async fn read_parts(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    async fn sqlite() -> SqlStore {
+    pub(crate) async fn sqlite() -> SqlStore {
         let dir = std::env::temp_dir().join(format!("fleet-store-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
         let store = SqlStore::connect(&format!("sqlite://{}", dir.join("t.db").display()))

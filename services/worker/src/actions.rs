@@ -48,7 +48,8 @@ fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
         | action_output::Kind::Storage(_)
         | action_output::Kind::NetworkLog(_)
         | action_output::Kind::ConsoleMessages(_)
-        | action_output::Kind::Found(_) => return None,
+        | action_output::Kind::Found(_)
+        | action_output::Kind::Recording(_) => return None,
     })
 }
 
@@ -268,6 +269,12 @@ pub(crate) async fn execute(
             return Err(Failure::new(
                 ErrorCode::InvalidArgument,
                 "HTTP requests and web searches belong to no session; they are sent with Worker/Http",
+            ));
+        }
+        Kind::Recording(_) => {
+            return Err(Failure::new(
+                ErrorCode::Internal,
+                "a recording action reached the engine's actions",
             ));
         }
     };

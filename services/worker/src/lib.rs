@@ -18,6 +18,7 @@ pub mod http_tool;
 pub mod metrics_port;
 pub mod net;
 pub mod network_log;
+pub mod recording;
 pub mod service;
 pub mod sessions;
 pub mod web_storage;
@@ -48,6 +49,8 @@ pub struct Backends {
     pub routing: Arc<dyn Routing>,
     /// How long an unused session lives, ms.
     pub session_ttl_ms: i64,
+    /// Recordings' rows and bytes; `None` when no object store is set.
+    pub media: Option<recording::Media>,
 }
 
 /// A worker ready to serve: the engine is compiled and loaded.
@@ -96,9 +99,7 @@ impl Worker {
             worker_id,
             config.capacity,
             host,
-            backends.store.clone(),
-            backends.routing.clone(),
-            backends.session_ttl_ms,
+            &backends,
             config.checkpoint_backlog_mb.saturating_mul(1 << 20),
         );
         Ok(Self {
@@ -240,6 +241,13 @@ pub async fn run(
             }
         })
     };
+    let sweeper = worker.backends.media.clone().map(|media| {
+        tokio::spawn(recording::sweeper::run(
+            media,
+            worker.sessions.worker_id().to_owned(),
+            stopped.clone(),
+        ))
+    });
     tracing::info!(addr = %listener.local_addr()?, worker = %worker.sessions.worker_id(), "worker listening");
     let drain = {
         let worker = worker.clone();
@@ -286,6 +294,9 @@ pub async fn run(
     }
     beat.abort();
     flusher.abort();
+    if let Some(s) = sweeper {
+        s.abort();
+    }
     Ok(())
 }
 

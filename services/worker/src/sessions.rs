@@ -22,6 +22,7 @@ use crate::failure::{NotSaved, store_failure};
 // Kept under this module's path too, where callers first found them.
 pub use crate::failure::{Failure, RunError};
 use crate::host::{EngineHost, Tab, Viewport};
+use crate::recording::{self, Capture, Captured, Media};
 
 // The per-action budgets live in fleet-proto, which the gateway reads too;
 // kept under this module's path, where callers first found them.
@@ -31,6 +32,8 @@ const HOUSEKEEPING: Duration = Duration::from_secs(10);
 
 struct Slot {
     tab: Option<Tab>,
+    /// The session's recording this worker captures, if one runs.
+    recording: Option<Capture>,
     epoch: u64,
     last_used: Instant,
     /// Set when the slot left the map (evicted, drained): a caller that was
@@ -58,6 +61,8 @@ struct Inner {
     /// Wakes the heartbeat when the number of live sessions changes, so the
     /// registry's load figures (which the gateway balances on) stay current.
     load_changed: tokio::sync::Notify,
+    /// Recordings' rows and bytes; `None` without an object store.
+    media: Option<Media>,
 }
 
 impl Sessions {
@@ -66,14 +71,13 @@ impl Sessions {
         self.inner.host.warm().await
     }
 
-    /// Sessions backed by `host`, checkpointed to `store`, fenced by `routing`.
+    /// Sessions backed by `host`, checkpointed to the backends' store, fenced
+    /// by their routing, recorded to their media.
     pub fn new(
         worker_id: String,
         capacity: u32,
         host: EngineHost,
-        store: Arc<dyn SessionStore>,
-        routing: Arc<dyn Routing>,
-        session_ttl_ms: i64,
+        backends: &crate::Backends,
         backlog_bytes: usize,
     ) -> Self {
         Self {
@@ -81,13 +85,14 @@ impl Sessions {
                 worker_id,
                 capacity,
                 host,
-                store,
-                routing,
+                store: backends.store.clone(),
+                routing: backends.routing.clone(),
                 slots: Mutex::new(HashMap::new()),
-                session_ttl_ms,
+                session_ttl_ms: backends.session_ttl_ms,
                 draining: AtomicBool::new(false),
                 backlog: Backlog::new(backlog_bytes),
                 load_changed: tokio::sync::Notify::new(),
+                media: backends.media.clone(),
             }),
         }
     }
@@ -127,6 +132,7 @@ impl Sessions {
         }
         let slot = Arc::new(tokio::sync::Mutex::new(Slot {
             tab: None,
+            recording: None,
             epoch: 0,
             last_used: Instant::now(),
             gone: false,
@@ -195,6 +201,7 @@ impl Sessions {
             // A newer claim (or a first one): whatever was in memory is from an older
             // ownership and may be behind the store.
             slot.tab = None;
+            slot.recording = None;
             slot.epoch = req.epoch;
         }
         if slot.tab.as_ref().is_none_or(Tab::poisoned) {
@@ -207,17 +214,69 @@ impl Sessions {
                 .instrument(tracing::info_span!("restore", create = req.create))
                 .await?;
             slot.tab = Some(tab);
+            if !req.create {
+                slot.recording = self.resume_recording(&req.session_id).await;
+            }
         }
-        let Some(tab) = slot.tab.as_mut() else {
+        let s = &mut *slot;
+        let Some(tab) = s.tab.as_mut() else {
             return Err(Failure::new(ErrorCode::Internal, "the session has no tab").into());
         };
 
         let started = std::time::Instant::now();
-        let result = execute(tab, kind, budget)
-            .instrument(tracing::info_span!("engine.action"))
-            .await;
+        let captures = recording::may_change_page(&kind);
+        let result = match kind {
+            pb::action::Kind::Recording(r) => {
+                let op = r.op.ok_or_else(|| {
+                    Failure::new(
+                        ErrorCode::InvalidArgument,
+                        "the recording action names no operation",
+                    )
+                })?;
+                recording::run(
+                    self.inner.media.as_ref(),
+                    &self.inner.worker_id,
+                    &req,
+                    op,
+                    tab,
+                    &mut s.recording,
+                )
+                .await
+                .map(|r| ActionOutput {
+                    kind: Some(pb::action_output::Kind::Recording(r)),
+                })
+            }
+            kind => {
+                let mut out = execute(tab, kind, budget)
+                    .instrument(tracing::info_span!("engine.action"))
+                    .await;
+                if let Ok(ActionOutput {
+                    kind: Some(pb::action_output::Kind::Capabilities(report)),
+                }) = &mut out
+                {
+                    report
+                        .capabilities
+                        .push(recording::capability(self.inner.media.as_ref()));
+                }
+                out
+            }
+        };
         fleet_telemetry::histogram!("fleet_worker_engine_seconds")
             .record(started.elapsed().as_secs_f64());
+        if captures
+            && !tab.poisoned()
+            && let (Some(media), Some(capture)) = (&self.inner.media, s.recording.as_mut())
+        {
+            let started = std::time::Instant::now();
+            if let Captured::Ended = recording::frame(media, tab, capture)
+                .instrument(tracing::info_span!("recording.frame"))
+                .await
+            {
+                s.recording = None;
+            }
+            fleet_telemetry::histogram!("fleet_recording_capture_seconds")
+                .record(started.elapsed().as_secs_f64());
+        }
         // Checkpoint whatever the outcome, unless the instance is gone: a failed
         // action may still have changed state the agent will expect to find.
         let seen = result.as_ref().ok().and_then(page_of);
@@ -240,6 +299,20 @@ impl Sessions {
         }
         slot.last_used = Instant::now();
         result.map_err(RunError::Failed)
+    }
+
+    /// The session's recording in progress, continued here after a restore.
+    async fn resume_recording(&self, session_id: &str) -> Option<Capture> {
+        let media = self.inner.media.as_ref()?;
+        match recording::resume(media, &self.inner.worker_id, session_id).await {
+            Ok(capture) => capture,
+            Err(e) => {
+                // The call goes on: a recording missing a stretch is better
+                // than a session that cannot be used.
+                tracing::warn!(session = %session_id, error = %e, "could not continue the session's recording");
+                None
+            }
+        }
     }
 
     async fn open_tab(&self, req: &pb::RunRequest) -> Result<Tab, Failure> {
@@ -412,6 +485,11 @@ impl Sessions {
     async fn retire(&self, id: &str, slot: &mut Slot) {
         slot.gone = true;
         slot.tab = None;
+        if let Some(mut capture) = slot.recording.take() {
+            // Its frames are written before the session can be picked up
+            // elsewhere, so the next segment follows the last frame.
+            capture.settle().await;
+        }
         {
             let mut slots = self.lock_slots();
             slots.remove(id);

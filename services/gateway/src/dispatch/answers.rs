@@ -16,7 +16,7 @@ pub(super) fn fail(code: ErrorCode, message: impl Into<String>) -> ActionError {
 
 /// A store failure seen by one action: `UNAVAILABLE`, so the agent retries;
 /// what failed is logged, never shown.
-pub(super) fn store_fail(e: fleet_store::StoreError) -> ActionError {
+pub(crate) fn store_fail(e: fleet_store::StoreError) -> ActionError {
     if e.is_outage() {
         // The outage guard logged the outage once; each call need not.
         tracing::debug!(error = %e, "store unavailable");

@@ -210,6 +210,9 @@ impl Dispatcher {
             ));
         }
         self.recent.closed(id);
+        if let Some(recordings) = &self.recordings {
+            recordings.session_closed(id).await;
+        }
         self.routing.forget(id).await.map_err(store_fail)?;
         Ok(ActionOutput {
             kind: Some(action_output::Kind::Closed(pb::Closed { closed: true })),

@@ -407,6 +407,26 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
         | ToolKind::FrameEvaluate
         | ToolKind::FrameHtml
         | ToolKind::PageHtml => Kind::Frames(parse_frames(tool, i, obj)?),
+        ToolKind::RecordingStart => Kind::Recording(pb::Recording {
+            op: Some(pb::recording::Op::Start(pb::RecordingStart {
+                fps: int("fps")?.unwrap_or(0),
+                max_duration_seconds: int("maxDurationSeconds")?.unwrap_or(0),
+            })),
+        }),
+        ToolKind::RecordingStop | ToolKind::RecordingStatus | ToolKind::RecordingDownload => {
+            let recording_id = string("recordingId")?
+                .ok_or_else(|| invalid(format!("actions[{i}].recordingId is required")))?;
+            let op = match tool {
+                ToolKind::RecordingStop => {
+                    pb::recording::Op::Stop(pb::RecordingStop { recording_id })
+                }
+                ToolKind::RecordingStatus => {
+                    pb::recording::Op::Status(pb::RecordingStatus { recording_id })
+                }
+                _ => pb::recording::Op::Download(pb::RecordingDownload { recording_id }),
+            };
+            Kind::Recording(pb::Recording { op: Some(op) })
+        }
         ToolKind::NetworkLog | ToolKind::ConsoleMessages => {
             let max = fleet_proto::MAX_LOG_ENTRIES;
             let limit = match int("limit")? {

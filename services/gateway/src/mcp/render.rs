@@ -139,6 +139,7 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                     "total": c.total,
                 }),
                 Some(action_output::Kind::Frames(f)) => frames_json(tool, f),
+                Some(action_output::Kind::Recording(rec)) => recording_json(rec),
                 // Search has its own tool and rendering; over the actions
                 // envelope it is only reachable through gRPC.
                 Some(action_output::Kind::WebSearch(_)) => Value::Null,
@@ -392,6 +393,40 @@ fn frames_json(tool: ToolKind, f: &pb::FramesResult) -> Value {
             })).collect::<Vec<_>>(),
         }),
     }
+}
+
+/// A recording as Servo MCP's four recording tools answer, in one shape:
+/// every field the seed's tools return (absent ones left out).
+fn recording_json(r: &pb::RecordingResult) -> Value {
+    let mut v = json!({
+        "recordingId": r.recording_id,
+        "sessionID": r.session_id,
+        "status": r.status,
+        "fps": r.fps,
+        "maxDurationSeconds": r.max_duration_seconds,
+        "capturedFrames": r.captured_frames,
+        "targetFrames": r.target_frames,
+        "width": r.width,
+        "height": r.height,
+        "sizeBytes": r.size_bytes,
+        "segments": r.segments,
+        "startedAt": r.started_at,
+        "expiresAt": r.expires_at,
+        "filename": r.filename,
+        "mimeType": r.mime_type,
+    });
+    if let Some(o) = v.as_object_mut() {
+        for (k, val) in [
+            ("stoppedAt", &r.stopped_at),
+            ("error", &r.error),
+            ("downloadUrl", &r.download_url),
+        ] {
+            if let Some(val) = val {
+                o.insert(k.into(), json!(val));
+            }
+        }
+    }
+    v
 }
 
 fn cookie_json(k: &pb::Cookie) -> Value {

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 mod fields;
 mod frames;
+mod recordings;
 mod table;
 
 /// The tools, each a shape of action.
@@ -56,6 +57,10 @@ pub(super) enum ToolKind {
     FrameEvaluate,
     FrameHtml,
     PageHtml,
+    RecordingStart,
+    RecordingStop,
+    RecordingStatus,
+    RecordingDownload,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

@@ -89,6 +89,7 @@ fn every_tools_action() -> Vec<(&'static super::super::tools::Spec, Kind)> {
                     "accept" => json!(true),
                     "fontBase64" => json!("AAAA"),
                     "key" => json!("Enter"),
+                    "recordingId" => json!("0b6c2a5e-3f1d-4c8b-9a7e-5d4c3b2a1f0e"),
                     _ => json!("x"),
                 };
                 action.insert(field.to_owned(), v);
@@ -175,11 +176,12 @@ fn kind_name(k: &Kind) -> &'static str {
         Kind::Hover(_) => "hover",
         Kind::Find(_) => "find",
         Kind::Frames(_) => "frames",
+        Kind::Recording(_) => "recording",
     }
 }
 
 /// Every action kind of `fleet.v1.Browser`.
-const KINDS: [&str; 26] = [
+const KINDS: [&str; 27] = [
     "navigate",
     "inspect",
     "evaluate",
@@ -206,6 +208,7 @@ const KINDS: [&str; 26] = [
     "hover",
     "find",
     "frames",
+    "recording",
 ];
 
 #[test]

@@ -13,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 43] = [
+pub(in crate::mcp) static TOOLS: [Spec; 47] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -575,4 +575,8 @@ pub(in crate::mcp) static TOOLS: [Spec; 43] = [
     super::frames::EVALUATE,
     super::frames::HTML,
     super::frames::PAGE_HTML,
+    super::recordings::START,
+    super::recordings::STOP,
+    super::recordings::STATUS,
+    super::recordings::DOWNLOAD,
 ];

@@ -1,0 +1,205 @@
+//! Every worker's recordings sweeper: it claims recordings whose capture has
+//! ended (stopped, out of time, or their session closed) and encodes them,
+//! takes over an encode whose worker died (its claim outlived the lease),
+//! keeps each session within its ready recordings' caps, and deletes expired
+//! files and rows. Claims are conditional updates, so sweepers on many
+//! workers never encode one recording twice.
+
+use std::time::Duration;
+
+use fleet_media::blobs::{frame_time, frames_prefix, recording_prefix, video_key};
+use fleet_media::encode::{Frame, encode as encode_frames};
+use fleet_proto::recording::{MAX_BYTES_PER_SESSION, MAX_READY_PER_SESSION, RETENTION_MS};
+use fleet_store::{Encoded, RecordingRow, now_millis};
+use tokio_util::sync::CancellationToken;
+
+use super::Media;
+
+/// How often the sweeper looks.
+pub const EVERY: Duration = Duration::from_secs(1);
+/// An encode claimed longer ago than this is taken over by another worker.
+const ENCODE_LEASE_MS: i64 = 5 * 60 * 1000;
+
+/// Sweeps until `stop`.
+pub async fn run(media: Media, worker_id: String, stop: CancellationToken) {
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(EVERY) => {}
+        }
+        sweep(&media, &worker_id).await;
+    }
+}
+
+/// One pass: claim and encode, then expire.
+pub async fn sweep(media: &Media, worker_id: &str) {
+    match media
+        .recordings
+        .claim_due(worker_id, now_millis(), ENCODE_LEASE_MS)
+        .await
+    {
+        Ok(claimed) => {
+            for row in claimed {
+                encode(media, worker_id, row).await;
+            }
+        }
+        Err(e) if e.is_outage() => return,
+        Err(e) => tracing::warn!(error = %e, "could not claim recordings to encode"),
+    }
+    if let Err(e) = expire(media).await {
+        tracing::warn!(error = %e, "could not expire recordings");
+    }
+}
+
+/// Encodes a recording this worker claimed, stores the file and marks it
+/// ready (or failed, with the reason), then applies its session's caps.
+pub async fn encode(media: &Media, worker_id: &str, row: RecordingRow) {
+    let Ok(_one_at_a_time) = media.encode_permit().await else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    let outcome = encode_row(media, &row).await;
+    let now = now_millis();
+    let marked = match outcome {
+        Ok((video, size)) => {
+            fleet_telemetry::histogram!("fleet_recording_encode_seconds")
+                .record(video.took.as_secs_f64());
+            tracing::info!(
+                recording = %row.id,
+                frames = video.frames,
+                bytes = size,
+                encode_ms = video.took.as_millis(),
+                "recording ready"
+            );
+            media
+                .recordings
+                .finish_recording(
+                    &row.id,
+                    worker_id,
+                    Encoded {
+                        width: video.width,
+                        height: video.height,
+                        target_frames: video.frames,
+                        size_bytes: size,
+                        expires_at: now + RETENTION_MS,
+                    },
+                )
+                .await
+        }
+        Err(reason) => {
+            tracing::warn!(recording = %row.id, reason, "a recording could not be encoded");
+            media
+                .recordings
+                .fail_recording(&row.id, worker_id, &reason, now + RETENTION_MS)
+                .await
+        }
+    };
+    match marked {
+        Ok(true) => {
+            if let Err(e) = media.blobs.delete_prefix(&frames_prefix(&row.id)).await {
+                tracing::warn!(recording = %row.id, error = %e, "could not delete a recording's frames");
+            }
+            if let Err(e) = keep_caps(media, &row.session_id).await {
+                tracing::warn!(session = %row.session_id, error = %e, "could not apply the recordings' caps");
+            }
+        }
+        Ok(false) => {
+            tracing::warn!(recording = %row.id, "another worker took the recording over while it was encoded here")
+        }
+        Err(e) => {
+            tracing::warn!(recording = %row.id, error = %e, "could not record the encode's outcome; a sweeper retries after the lease")
+        }
+    }
+    fleet_telemetry::histogram!("fleet_recording_finish_seconds")
+        .record(started.elapsed().as_secs_f64());
+}
+
+/// Reads the frames, encodes them off the async threads, stores the file.
+async fn encode_row(
+    media: &Media,
+    row: &RecordingRow,
+) -> Result<(fleet_media::encode::Video, u64), String> {
+    let listed = media
+        .blobs
+        .list(&frames_prefix(&row.id))
+        .await
+        .map_err(|e| {
+            tracing::warn!(recording = %row.id, error = %e, "listing frames");
+            "the captured frames could not be read".to_owned()
+        })?;
+    let mut frames = Vec::with_capacity(listed.len());
+    for o in listed {
+        let Some(at_ms) = frame_time(&o.key) else {
+            continue;
+        };
+        let png = media.blobs.get(&o.key).await.map_err(|e| {
+            tracing::warn!(recording = %row.id, error = %e, "reading a frame");
+            "the captured frames could not be read".to_owned()
+        })?;
+        frames.push(Frame {
+            at_ms,
+            png: png.to_vec(),
+        });
+    }
+    frames.sort_by_key(|f| f.at_ms);
+    let end = row.stopped_at.unwrap_or(row.stop_at);
+    let duration_ms = u64::try_from(end - row.started_at).unwrap_or(0);
+    let fps = row.fps;
+    let video = tokio::task::spawn_blocking(move || encode_frames(&frames, fps, duration_ms))
+        .await
+        .map_err(|_| "the encoder stopped unexpectedly".to_owned())?
+        .map_err(|e| e.to_string())?;
+    let size = video.mp4.len() as u64;
+    media
+        .blobs
+        .put(&video_key(&row.id), video.mp4.clone())
+        .await
+        .map_err(|e| {
+            tracing::warn!(recording = %row.id, error = %e, "storing the file");
+            "the encoded file could not be stored".to_owned()
+        })?;
+    Ok((video, size))
+}
+
+/// Keeps the session's newest ready recordings within the count and bytes
+/// caps; older ones expire now.
+async fn keep_caps(media: &Media, session_id: &str) -> Result<(), fleet_store::StoreError> {
+    let ready = media.recordings.ready_recordings(session_id).await?;
+    let mut kept = 0usize;
+    let mut bytes = 0u64;
+    for row in ready {
+        if kept < MAX_READY_PER_SESSION && bytes + row.size_bytes <= MAX_BYTES_PER_SESSION {
+            kept += 1;
+            bytes += row.size_bytes;
+            continue;
+        }
+        tracing::info!(recording = %row.id, "evicted: the session keeps its newest recordings only");
+        forget_bytes(media, &row.id).await;
+        media
+            .recordings
+            .expire_recording(&row.id, now_millis() + RETENTION_MS)
+            .await?;
+    }
+    Ok(())
+}
+
+async fn forget_bytes(media: &Media, id: &str) {
+    if let Err(e) = media.blobs.delete_prefix(&recording_prefix(id)).await {
+        tracing::warn!(recording = %id, error = %e, "could not delete a recording's objects");
+    }
+}
+
+/// Deletes the files of recordings past their expiry (their rows say
+/// `expired` for one more retention period, then go).
+async fn expire(media: &Media) -> Result<(), fleet_store::StoreError> {
+    let now = now_millis();
+    for row in media.recordings.expiring_recordings(now).await? {
+        forget_bytes(media, &row.id).await;
+        media
+            .recordings
+            .expire_recording(&row.id, now + RETENTION_MS)
+            .await?;
+    }
+    media.recordings.forget_expired_recordings(now).await?;
+    Ok(())
+}
