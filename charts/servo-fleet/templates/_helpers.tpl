@@ -101,6 +101,46 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 - name: RUST_LOG
   value: {{ .Values.logLevel | quote }}
+{{- with .Values.recordings }}
+{{- if .objectStore }}
+- name: FLEET_OBJECT_STORE
+  value: {{ .objectStore | quote }}
+- name: FLEET_S3_REGION
+  value: {{ .s3.region | quote }}
+{{- with .s3.endpoint }}
+- name: FLEET_S3_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+{{- if .s3.allowHttp }}
+- name: FLEET_S3_ALLOW_HTTP
+  value: "true"
+{{- end }}
+{{- with .publicUrl }}
+- name: FLEET_PUBLIC_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- with .existingSecret }}
+- name: FLEET_S3_ACCESS_KEY_ID
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: s3-access-key-id
+      optional: true
+- name: FLEET_S3_SECRET_ACCESS_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: s3-secret-access-key
+      optional: true
+- name: FLEET_URL_SIGNING_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: url-signing-key
+      optional: true
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end -}}
 
 {{/* Spread constraints over the configured topology keys for one component. */}}
