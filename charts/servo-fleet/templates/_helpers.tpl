@@ -239,3 +239,34 @@ rendering anything.
 # Redis
 {{- include "servo-fleet.portsEgress" .Values.networkPolicy.redis }}
 {{- end -}}
+
+{{/*
+Egress to recordings' object storage, when recordings are on: the peers
+networkPolicy.objectStore names; without peers, public addresses on its ports
+for gateways (workers reach public addresses anyway), never private ones.
+*/}}
+{{- define "servo-fleet.objectStoreEgress" -}}
+{{- $np := .ctx.Values.networkPolicy -}}
+{{- if .ctx.Values.recordings.objectStore }}
+{{- if $np.objectStore.to }}
+# Object storage, for recordings
+{{- include "servo-fleet.portsEgress" $np.objectStore }}
+{{- else if .gateway }}
+# Object storage on public addresses, for recordings
+- to:
+    - ipBlock:
+        cidr: 0.0.0.0/0
+        except:
+          {{- toYaml $np.worker.deniedRanges | nindent 10 }}
+    - ipBlock:
+        cidr: ::/0
+        except:
+          {{- toYaml $np.worker.deniedRangesV6 | nindent 10 }}
+  ports:
+    {{- range $np.objectStore.ports }}
+    - port: {{ . }}
+      protocol: TCP
+    {{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
