@@ -43,6 +43,57 @@ async fn until_elapsed(since: Instant, ms: u64) {
     .await;
 }
 
+/// A new session showing [`PAGE`].
+async fn page_session(client: &Client) -> String {
+    let (out, _) = call(
+        client,
+        "servo_navigate",
+        json!({"actions": [{"html": PAGE}]}),
+    )
+    .await;
+    out["responses"][0]["sessionID"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Types `text` into the page's field, which must work.
+async fn type_into(client: &Client, session: &str, text: &str) {
+    let typed = act(
+        client,
+        "servo_type_text",
+        session,
+        json!({"selector": "#q", "text": text}),
+    )
+    .await;
+    assert_eq!(typed["ok"], true, "{typed:#}");
+}
+
+/// Scrolls the page by `dy`, which must work.
+async fn scroll(client: &Client, session: &str, dy: f64) {
+    let scrolled = act(
+        client,
+        "servo_scroll",
+        session,
+        json!({"deltaX": 0, "deltaY": dy}),
+    )
+    .await;
+    assert_eq!(scrolled["ok"], true, "{scrolled:#}");
+}
+
+/// Stops the session's recording `id`, which must work; returns the answer.
+async fn stop(client: &Client, session: &str, id: &str) -> Value {
+    let stopped = act(
+        client,
+        "servo_recording_stop",
+        session,
+        json!({"recordingId": id}),
+    )
+    .await;
+    assert_eq!(stopped["ok"], true, "{stopped:#}");
+    stopped
+}
+
 async fn start(client: &Client, session: &str, fields: Value) -> Value {
     act(client, "servo_recording_start", session, fields).await
 }
@@ -160,16 +211,7 @@ fn last_frame_psnr(video: &Path, shot: &Path, width: u64, height: u64) -> f64 {
 async fn a_recorded_session_downloads_as_h264_whose_last_frame_matches_the_screenshot() {
     let (fleet, dir) = fleet(1).await;
     let client = fleet.client("acme").await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": PAGE}]}),
-    )
-    .await;
-    let session = out["responses"][0]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let session = page_session(&client).await;
 
     let started = Instant::now();
     let rec = start(
@@ -184,23 +226,9 @@ async fn a_recorded_session_downloads_as_h264_whose_last_frame_matches_the_scree
     assert_eq!(rec["response"]["maxDurationSeconds"], 30);
     let id = rec["response"]["recordingId"].as_str().unwrap().to_owned();
 
-    let typed = act(
-        &client,
-        "servo_type_text",
-        &session,
-        json!({"selector": "#q", "text": "recorded text"}),
-    )
-    .await;
-    assert_eq!(typed["ok"], true, "{typed:#}");
+    type_into(&client, &session, "recorded text").await;
     until_elapsed(started, 1200).await;
-    let scrolled = act(
-        &client,
-        "servo_scroll",
-        &session,
-        json!({"deltaX": 0, "deltaY": 500}),
-    )
-    .await;
-    assert_eq!(scrolled["ok"], true, "{scrolled:#}");
+    scroll(&client, &session, 500.0).await;
     until_elapsed(started, 2400).await;
     let (_, raw) = call(
         &client,
@@ -227,14 +255,7 @@ async fn a_recorded_session_downloads_as_h264_whose_last_frame_matches_the_scree
             .contains("sessionID is required"),
         "stop without the session: {stopped:#}"
     );
-    let stopped = act(
-        &client,
-        "servo_recording_stop",
-        &session,
-        json!({"recordingId": id}),
-    )
-    .await;
-    assert_eq!(stopped["ok"], true, "{stopped:#}");
+    let stopped = stop(&client, &session, &id).await;
     assert!(
         matches!(
             stopped["response"]["status"].as_str(),
@@ -343,27 +364,11 @@ async fn a_recorded_session_downloads_as_h264_whose_last_frame_matches_the_scree
 async fn a_recording_continues_on_another_worker_when_its_worker_dies() {
     let (mut fleet, dir) = fleet(2).await;
     let client = fleet.client("acme").await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": PAGE}]}),
-    )
-    .await;
-    let session = out["responses"][0]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let session = page_session(&client).await;
     let started = Instant::now();
     let rec = start(&client, &session, json!({"fps": 3})).await;
     let id = rec["response"]["recordingId"].as_str().unwrap().to_owned();
-    let typed = act(
-        &client,
-        "servo_type_text",
-        &session,
-        json!({"selector": "#q", "text": "first worker"}),
-    )
-    .await;
-    assert_eq!(typed["ok"], true, "{typed:#}");
+    type_into(&client, &session, "first worker").await;
     // The frames are written off the call's path; wait until both are counted.
     wait_for(
         "the first worker's frames",
@@ -381,24 +386,10 @@ async fn a_recording_continues_on_another_worker_when_its_worker_dies() {
     fleet.workers[index].1.child.wait().await.unwrap();
 
     until_elapsed(started, 1500).await;
-    let scrolled = act(
-        &client,
-        "servo_scroll",
-        &session,
-        json!({"deltaX": 0, "deltaY": 700}),
-    )
-    .await;
-    assert_eq!(scrolled["ok"], true, "{scrolled:#}");
+    scroll(&client, &session, 700.0).await;
     let (now_on, _) = fleet.route(&session).await;
     assert_ne!(now_on, owner);
-    let stopped = act(
-        &client,
-        "servo_recording_stop",
-        &session,
-        json!({"recordingId": id}),
-    )
-    .await;
-    assert_eq!(stopped["ok"], true, "{stopped:#}");
+    stop(&client, &session, &id).await;
 
     let status = ready(&client, &id).await;
     assert_eq!(status["segments"], 2, "{status:#}");
@@ -426,16 +417,7 @@ async fn a_recording_continues_on_another_worker_when_its_worker_dies() {
 async fn recording_limits_hold_at_their_edges_and_a_recording_stops_by_itself() {
     let (fleet, dir) = fleet(1).await;
     let client = fleet.client("acme").await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": PAGE}]}),
-    )
-    .await;
-    let session = out["responses"][0]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let session = page_session(&client).await;
 
     for (fields, message) in [
         (json!({"fps": 4}), "fps must be 1 to 3; got 4"),
@@ -495,19 +477,15 @@ async fn recording_limits_hold_at_their_edges_and_a_recording_stops_by_itself() 
         assert_eq!(r["response"]["fps"], 2, "{r:#}");
         assert_eq!(r["response"]["maxDurationSeconds"], 30, "{r:#}");
         let id = r["response"]["recordingId"].as_str().unwrap().to_owned();
-        let s = act(
-            &client,
-            "servo_recording_stop",
-            &session,
-            json!({"recordingId": id}),
-        )
-        .await;
-        assert_eq!(s["ok"], true, "{s:#}");
+        stop(&client, &session, &id).await;
         ready(&client, &id).await;
         ids.push(id);
     }
     let evicted = on_recording(&client, "servo_recording_status", &ids[0]).await;
-    assert_eq!(evicted["code"], "RECORDING_NOT_FOUND", "{evicted:#}");
+    assert_eq!(evicted["response"]["status"], "expired", "{evicted:#}");
+    assert_eq!(evicted["response"]["sizeBytes"], 0, "{evicted:#}");
+    let gone = on_recording(&client, "servo_recording_download", &ids[0]).await;
+    assert!(gone["response"].get("downloadUrl").is_none(), "{gone:#}");
     for id in &ids[1..] {
         let s = on_recording(&client, "servo_recording_status", id).await;
         assert_eq!(s["response"]["status"], "ready", "{s:#}");
@@ -577,37 +555,52 @@ async fn a_recording_kept_in_s3_compatible_storage_downloads_whole() {
     ];
     let fleet = Fleet::start_env(1, &env).await;
     let client = fleet.client("acme").await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": PAGE}]}),
-    )
-    .await;
-    let session = out["responses"][0]["sessionID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let session = page_session(&client).await;
     let rec = start(&client, &session, json!({"fps": 1})).await;
     assert_eq!(rec["ok"], true, "{rec:#}");
     let id = rec["response"]["recordingId"].as_str().unwrap().to_owned();
-    let typed = act(
-        &client,
-        "servo_type_text",
-        &session,
-        json!({"selector": "#q", "text": "in s3"}),
-    )
-    .await;
-    assert_eq!(typed["ok"], true, "{typed:#}");
-    let stopped = act(
-        &client,
-        "servo_recording_stop",
-        &session,
-        json!({"recordingId": id}),
-    )
-    .await;
-    assert_eq!(stopped["ok"], true, "{stopped:#}");
+    type_into(&client, &session, "in s3").await;
+    stop(&client, &session, &id).await;
     let status = ready(&client, &id).await;
     assert_eq!(status["capturedFrames"], 2, "{status:#}");
+
+    // The typed twin: the same action model over gRPC, no session named.
+    let key = fleet.key("acme").await;
+    let mut browser = crate::harness::grpc(&fleet, &key).await;
+    let op = fleet_proto::v1::recording::Op::Download(fleet_proto::v1::RecordingDownload {
+        recording_id: id.clone(),
+    });
+    let typed = browser
+        .execute(fleet_proto::v1::ExecuteRequest {
+            actions: vec![fleet_proto::v1::BrowserAction {
+                session_id: String::new(),
+                viewport: None,
+                action: Some(fleet_proto::v1::Action {
+                    kind: Some(fleet_proto::v1::action::Kind::Recording(
+                        fleet_proto::v1::Recording { op: Some(op) },
+                    )),
+                    max_duration_ms: 0,
+                }),
+            }],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(fleet_proto::v1::action_response::Outcome::Output(out)) = &typed.responses[0].outcome
+    else {
+        panic!("no output: {typed:?}");
+    };
+    let Some(fleet_proto::v1::action_output::Kind::Recording(r)) = &out.kind else {
+        panic!("not a recording: {out:?}");
+    };
+    assert_eq!(r.status, "ready");
+    assert_eq!(r.size_bytes, status["sizeBytes"].as_u64().unwrap());
+    assert!(
+        r.download_url
+            .as_deref()
+            .unwrap_or_default()
+            .contains("token=")
+    );
 
     // What the bucket holds, read with the fleet's own client: the file, and
     // no frames (they go once the file is stored).

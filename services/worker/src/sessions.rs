@@ -263,20 +263,6 @@ impl Sessions {
         };
         fleet_telemetry::histogram!("fleet_worker_engine_seconds")
             .record(started.elapsed().as_secs_f64());
-        if captures
-            && !tab.poisoned()
-            && let (Some(media), Some(capture)) = (&self.inner.media, s.recording.as_mut())
-        {
-            let started = std::time::Instant::now();
-            if let Captured::Ended = recording::frame(media, tab, capture)
-                .instrument(tracing::info_span!("recording.frame"))
-                .await
-            {
-                s.recording = None;
-            }
-            fleet_telemetry::histogram!("fleet_recording_capture_seconds")
-                .record(started.elapsed().as_secs_f64());
-        }
         // Checkpoint whatever the outcome, unless the instance is gone: a failed
         // action may still have changed state the agent will expect to find.
         let seen = result.as_ref().ok().and_then(page_of);
@@ -298,6 +284,16 @@ impl Sessions {
             }
         }
         slot.last_used = Instant::now();
+        if captures
+            && slot.recording.is_some()
+            && let Some(media) = self.inner.media.clone()
+        {
+            // The frame is painted after the answer leaves: the task holds the
+            // session's lock, so the session's next call (and its eviction or
+            // drain) waits for it, but this call's caller does not.
+            let span = tracing::info_span!("recording.frame");
+            tokio::spawn(capture_frame(media, slot).instrument(span));
+        }
         result.map_err(RunError::Failed)
     }
 
@@ -613,4 +609,19 @@ impl Sessions {
         }
         self.inner.backlog.len()
     }
+}
+
+/// Captures a frame of the session's page for its recording, holding the
+/// session's lock until done.
+async fn capture_frame(media: Media, mut slot: tokio::sync::OwnedMutexGuard<Slot>) {
+    let started = Instant::now();
+    let s = &mut *slot;
+    if let (Some(tab), Some(capture)) = (s.tab.as_mut(), s.recording.as_mut())
+        && !tab.poisoned()
+        && let Captured::Ended = recording::frame(&media, tab, capture).await
+    {
+        s.recording = None;
+    }
+    fleet_telemetry::histogram!("fleet_recording_capture_seconds")
+        .record(started.elapsed().as_secs_f64());
 }

@@ -17,8 +17,10 @@ use super::Media;
 
 /// How often the sweeper looks.
 pub const EVERY: Duration = Duration::from_secs(1);
-/// An encode claimed longer ago than this is taken over by another worker.
-const ENCODE_LEASE_MS: i64 = 5 * 60 * 1000;
+/// An encode claimed longer ago than this is taken over by another worker
+/// (its worker died or drained mid-encode). The longest recording, 60 s at
+/// 3 fps, encodes in seconds, so a live encoder never loses its claim.
+const ENCODE_LEASE_MS: i64 = 2 * 60 * 1000;
 
 /// Sweeps until `stop`.
 pub async fn run(media: Media, worker_id: String, stop: CancellationToken) {
