@@ -205,3 +205,100 @@ async fn expire(media: &Media) -> Result<(), fleet_store::StoreError> {
     media.recordings.forget_expired_recordings(now).await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use fleet_media::{Blobs, MediaConfig};
+    use fleet_store::{NewRecording, RecordingStore as _, SessionStore as _, SqlStore};
+
+    use super::*;
+
+    const MIB: u64 = 1024 * 1024;
+
+    /// Media over a fresh SQLite file and folder.
+    async fn media() -> (Media, Arc<SqlStore>, String) {
+        let dir = std::env::temp_dir().join(format!("fleet-sweeper-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let sql = Arc::new(
+            SqlStore::connect(&format!("sqlite://{}", dir.join("t.db").display()))
+                .await
+                .unwrap(),
+        );
+        sql.migrate().await.unwrap();
+        let tenant = sql.ensure_tenant("a").await.unwrap().id;
+        let blobs = Blobs::open(
+            &MediaConfig::default(),
+            &format!("file://{}", dir.join("objects").display()),
+        )
+        .unwrap();
+        (Media::new(sql.clone(), blobs), sql, tenant)
+    }
+
+    /// A ready recording of session `s1` started at `at` with a file of `size`.
+    async fn ready(media: &Media, sql: &SqlStore, tenant: &str, id: &str, at: i64, size: u64) {
+        sql.start_recording(&NewRecording {
+            id: id.into(),
+            tenant_id: tenant.into(),
+            session_id: "s1".into(),
+            fps: 2,
+            max_duration_ms: 1_000,
+            started_at: at,
+            retention_ms: RETENTION_MS,
+            worker_id: "w".into(),
+        })
+        .await
+        .unwrap();
+        sql.stop_recording(id, "s1", "w", at + 1).await.unwrap();
+        let encoded = Encoded {
+            width: 2,
+            height: 2,
+            target_frames: 1,
+            size_bytes: size,
+            expires_at: now_millis() + RETENTION_MS,
+        };
+        assert!(sql.finish_recording(id, "w", encoded).await.unwrap());
+        media.blobs.put(&video_key(id), vec![0; 4]).await.unwrap();
+    }
+
+    async fn status(sql: &SqlStore, id: &str) -> String {
+        sql.recording(id).await.unwrap().unwrap().status
+    }
+
+    #[tokio::test]
+    async fn a_session_keeps_three_ready_recordings_and_64_mib_the_oldest_go_first() {
+        let (media, sql, tenant) = media().await;
+        // Exactly 64 MiB in two files: both stay.
+        ready(&media, &sql, &tenant, "a", 1, 32 * MIB).await;
+        ready(&media, &sql, &tenant, "b", 2, 32 * MIB).await;
+        keep_caps(&media, "s1").await.unwrap();
+        assert_eq!(
+            (status(&sql, "a").await, status(&sql, "b").await),
+            ("ready".into(), "ready".into())
+        );
+        // One byte more: the oldest goes, with its file.
+        ready(&media, &sql, &tenant, "c", 3, 1).await;
+        keep_caps(&media, "s1").await.unwrap();
+        assert_eq!(status(&sql, "a").await, "expired");
+        assert!(
+            media
+                .blobs
+                .list(&recording_prefix("a"))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(status(&sql, "b").await, "ready");
+        // Small files: three stay, a fourth evicts the oldest of them.
+        ready(&media, &sql, &tenant, "d", 4, 1).await;
+        keep_caps(&media, "s1").await.unwrap();
+        assert_eq!(status(&sql, "b").await, "ready");
+        ready(&media, &sql, &tenant, "e", 5, 1).await;
+        keep_caps(&media, "s1").await.unwrap();
+        assert_eq!(status(&sql, "b").await, "expired");
+        for id in ["c", "d", "e"] {
+            assert_eq!(status(&sql, id).await, "ready", "{id}");
+        }
+    }
+}
