@@ -36,11 +36,20 @@ const SEED_TOOLS: &[(&str, &[&str], &[&str])] = &[
     ("servo_register_font", &["fontBase64"], &["fontBase64"]),
     ("servo_get_capabilities", &[], &[]),
     ("servo_session_status", &[], &[]),
+    ("servo_recording_start", &["fps", "maxDurationSeconds"], &[]),
+    ("servo_recording_stop", &["recordingId"], &["recordingId"]),
+    ("servo_recording_status", &["recordingId"], &["recordingId"]),
+    (
+        "servo_recording_download",
+        &["recordingId"],
+        &["recordingId"],
+    ),
 ];
 
 /// Tools that act on a page a tab already shows: they need a session, so
 /// they take no viewport and require `sessionID` where Servo MCP would open
-/// a blank tab first.
+/// a blank tab first. The recording tools are here too: a recording is of
+/// a tab that exists (status and download name the recording alone).
 const ON_A_PAGE: &[&str] = &[
     "servo_click",
     "servo_type_text",
@@ -49,6 +58,10 @@ const ON_A_PAGE: &[&str] = &[
     "servo_history",
     "servo_reload",
     "servo_wait",
+    "servo_recording_start",
+    "servo_recording_stop",
+    "servo_recording_status",
+    "servo_recording_download",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
