@@ -104,24 +104,54 @@ fn unavailable() -> Failure {
 }
 
 /// The session's recording in progress, picked up after a restore (the
-/// session moved here): this worker captures a new segment of it.
+/// session moved here): this worker captures a new segment of it. A store
+/// failure is logged and the call goes on: a recording missing a stretch is
+/// better than a session that cannot be used.
 pub(crate) async fn resume(
-    media: &Media,
+    media: Option<&Media>,
     worker_id: &str,
     session_id: &str,
-) -> Result<Option<Capture>, StoreError> {
-    let Some(row) = media.recordings.active_recording(session_id).await? else {
-        return Ok(None);
+) -> Option<Capture> {
+    let media = media?;
+    let resumed = async {
+        let Some(row) = media.recordings.active_recording(session_id).await? else {
+            return Ok(None);
+        };
+        if row.stop_at <= now_millis() {
+            return Ok(None);
+        }
+        let segment = media
+            .recordings
+            .add_segment(&row.id, worker_id, now_millis())
+            .await?;
+        tracing::debug!(recording = %row.id, segment, "continuing a recording");
+        Ok::<_, StoreError>(Some(Capture::from_row(&row)))
     };
-    if row.stop_at <= now_millis() {
-        return Ok(None);
+    match resumed.await {
+        Ok(capture) => capture,
+        Err(e) => {
+            tracing::warn!(session = %session_id, error = %e, "could not continue the session's recording");
+            None
+        }
     }
-    let segment = media
-        .recordings
-        .add_segment(&row.id, worker_id, now_millis())
-        .await?;
-    tracing::debug!(recording = %row.id, segment, "continuing a recording");
-    Ok(Some(Capture::from_row(&row)))
+}
+
+/// Captures the frame after an action, if the session records; a recording
+/// whose capture ended is let go (a sweeper encodes it).
+pub(crate) async fn capture_after(
+    media: &Media,
+    tab: Option<&mut Tab>,
+    capture: &mut Option<Capture>,
+) {
+    let started = std::time::Instant::now();
+    if let (Some(tab), Some(c)) = (tab, capture.as_mut())
+        && !tab.poisoned()
+        && let Captured::Ended = frame(media, tab, c).await
+    {
+        *capture = None;
+    }
+    fleet_telemetry::histogram!("fleet_recording_capture_seconds")
+        .record(started.elapsed().as_secs_f64());
 }
 
 /// Runs a recording action of a session on this worker. `capture` is the
@@ -130,11 +160,45 @@ pub(crate) async fn run(
     media: Option<&Media>,
     worker_id: &str,
     req: &pb::RunRequest,
+    action: pb::Recording,
+    tab: &mut Tab,
+    capture: &mut Option<Capture>,
+) -> Result<pb::ActionOutput, Failure> {
+    let op = action.op.ok_or_else(|| {
+        Failure::new(
+            ErrorCode::InvalidArgument,
+            "the recording action names no operation",
+        )
+    })?;
+    let media = media.ok_or_else(unavailable)?;
+    let result = run_op(media, worker_id, req, op, tab, capture).await?;
+    Ok(pb::ActionOutput {
+        kind: Some(pb::action_output::Kind::Recording(result)),
+    })
+}
+
+/// Adds the recordings' entry to a capability report the engine made.
+pub(crate) fn with_capability(
+    mut out: Result<pb::ActionOutput, Failure>,
+    media: Option<&Media>,
+) -> Result<pb::ActionOutput, Failure> {
+    if let Ok(pb::ActionOutput {
+        kind: Some(pb::action_output::Kind::Capabilities(report)),
+    }) = &mut out
+    {
+        report.capabilities.push(capability(media));
+    }
+    out
+}
+
+async fn run_op(
+    media: &Media,
+    worker_id: &str,
+    req: &pb::RunRequest,
     op: pb::recording::Op,
     tab: &mut Tab,
     capture: &mut Option<Capture>,
 ) -> Result<pb::RecordingResult, Failure> {
-    let media = media.ok_or_else(unavailable)?;
     match op {
         pb::recording::Op::Start(start) => {
             let fps = match start.fps {

@@ -22,7 +22,7 @@ use crate::failure::{NotSaved, store_failure};
 // Kept under this module's path too, where callers first found them.
 pub use crate::failure::{Failure, RunError};
 use crate::host::{EngineHost, Tab, Viewport};
-use crate::recording::{self, Capture, Captured, Media};
+use crate::recording::{self, Capture, Media};
 
 // The per-action budgets live in fleet-proto, which the gateway reads too;
 // kept under this module's path, where callers first found them.
@@ -215,7 +215,12 @@ impl Sessions {
                 .await?;
             slot.tab = Some(tab);
             if !req.create {
-                slot.recording = self.resume_recording(&req.session_id).await;
+                slot.recording = recording::resume(
+                    self.inner.media.as_ref(),
+                    &self.inner.worker_id,
+                    &req.session_id,
+                )
+                .await;
             }
         }
         let s = &mut *slot;
@@ -225,40 +230,16 @@ impl Sessions {
 
         let started = std::time::Instant::now();
         let captures = recording::may_change_page(&kind);
+        let media = self.inner.media.as_ref();
         let result = match kind {
             pb::action::Kind::Recording(r) => {
-                let op = r.op.ok_or_else(|| {
-                    Failure::new(
-                        ErrorCode::InvalidArgument,
-                        "the recording action names no operation",
-                    )
-                })?;
-                recording::run(
-                    self.inner.media.as_ref(),
-                    &self.inner.worker_id,
-                    &req,
-                    op,
-                    tab,
-                    &mut s.recording,
-                )
-                .await
-                .map(|r| ActionOutput {
-                    kind: Some(pb::action_output::Kind::Recording(r)),
-                })
+                recording::run(media, &self.inner.worker_id, &req, r, tab, &mut s.recording).await
             }
             kind => {
-                let mut out = execute(tab, kind, budget)
+                let out = execute(tab, kind, budget)
                     .instrument(tracing::info_span!("engine.action"))
                     .await;
-                if let Ok(ActionOutput {
-                    kind: Some(pb::action_output::Kind::Capabilities(report)),
-                }) = &mut out
-                {
-                    report
-                        .capabilities
-                        .push(recording::capability(self.inner.media.as_ref()));
-                }
-                out
+                recording::with_capability(out, media)
             }
         };
         fleet_telemetry::histogram!("fleet_worker_engine_seconds")
@@ -295,20 +276,6 @@ impl Sessions {
             tokio::spawn(capture_frame(media, slot).instrument(span));
         }
         result.map_err(RunError::Failed)
-    }
-
-    /// The session's recording in progress, continued here after a restore.
-    async fn resume_recording(&self, session_id: &str) -> Option<Capture> {
-        let media = self.inner.media.as_ref()?;
-        match recording::resume(media, &self.inner.worker_id, session_id).await {
-            Ok(capture) => capture,
-            Err(e) => {
-                // The call goes on: a recording missing a stretch is better
-                // than a session that cannot be used.
-                tracing::warn!(session = %session_id, error = %e, "could not continue the session's recording");
-                None
-            }
-        }
     }
 
     async fn open_tab(&self, req: &pb::RunRequest) -> Result<Tab, Failure> {
@@ -614,14 +581,6 @@ impl Sessions {
 /// Captures a frame of the session's page for its recording, holding the
 /// session's lock until done.
 async fn capture_frame(media: Media, mut slot: tokio::sync::OwnedMutexGuard<Slot>) {
-    let started = Instant::now();
     let s = &mut *slot;
-    if let (Some(tab), Some(capture)) = (s.tab.as_mut(), s.recording.as_mut())
-        && !tab.poisoned()
-        && let Captured::Ended = recording::frame(&media, tab, capture).await
-    {
-        s.recording = None;
-    }
-    fleet_telemetry::histogram!("fleet_recording_capture_seconds")
-        .record(started.elapsed().as_secs_f64());
+    recording::capture_after(&media, s.tab.as_mut(), &mut s.recording).await;
 }
