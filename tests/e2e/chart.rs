@@ -8,6 +8,7 @@ mod compose;
 mod contract;
 mod crds;
 mod cross;
+mod recordings;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -259,7 +259,7 @@ const MUST_DENY: &[&str] = &[
     "::1/128",
 ];
 
-fn network_policy(r: &Rendering, p: &mut Vec<String>) {
+pub(super) fn network_policy(r: &Rendering, p: &mut Vec<String>) {
     let policies = r.all("NetworkPolicy");
     if policies.is_empty() {
         return;
@@ -669,40 +669,4 @@ fn cidr_containment_covers_both_families_and_the_edges() {
     assert!(contains("::/0", "fc00::/7"));
     assert!(contains("fc00::/7", "fd12::/16"));
     assert!(!contains("0.0.0.0/0", "fc00::/7"));
-}
-
-#[test]
-fn recordings_reach_gateways_and_workers_with_their_secret_and_stay_off_by_default() {
-    let set = render(&ci_file("existing-secret"), &[]);
-    for component in ["gateway", "worker"] {
-        let d = set.one("Deployment", component);
-        let spec = &d["spec"]["template"]["spec"];
-        let env = container(spec, component)["env"].as_array().unwrap();
-        let var = |n: &str| env.iter().find(|e| e["name"] == n).cloned();
-        assert_eq!(
-            var("FLEET_OBJECT_STORE").unwrap()["value"],
-            "s3://fleet-recordings"
-        );
-        assert_eq!(var("FLEET_S3_ALLOW_HTTP").unwrap()["value"], "true");
-        let key = var("FLEET_URL_SIGNING_KEY").unwrap();
-        assert_eq!(
-            key["valueFrom"]["secretKeyRef"]["name"], "fleet-recordings",
-            "{component}: {key:#}"
-        );
-    }
-    let defaults = render(&ci_file("defaults"), &[]);
-    for (owner, spec) in defaults.pod_specs() {
-        for c in containers(spec) {
-            let env = c["env"].as_array().into_iter().flatten();
-            assert!(
-                env.clone().all(|e| e["name"] != "FLEET_OBJECT_STORE"),
-                "{owner}: recordings are on without an object store"
-            );
-        }
-    }
-    let bad = try_render(
-        &ci_file("defaults"),
-        &["recordings.objectStore=file:///data".into()],
-    );
-    assert!(bad.is_err(), "a local folder is no store for a cluster");
 }
