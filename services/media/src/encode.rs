@@ -274,10 +274,12 @@ pub fn encode(frames: &[Frame], fps: u32, duration_ms: u64) -> Result<Video, Enc
     let first = frames.first().ok_or(EncodeError::NoFrames)?;
     let fps = fps.max(1);
     let bad = |index: usize| move |reason: String| EncodeError::BadFrame { index, reason };
-    let probe = decode_png(&first.png).map_err(bad(0))?;
+    // The first picture sets the video's size, and is the first one shown.
+    let mut probe = Some(decode_png(&first.png).map_err(bad(0))?);
+    let (probe_width, probe_height) = probe.as_ref().map_or((0, 0), |p| (p.width, p.height));
     let (width, height) = output_size(
-        u32::try_from(probe.width).unwrap_or(u32::MAX),
-        u32::try_from(probe.height).unwrap_or(u32::MAX),
+        u32::try_from(probe_width).unwrap_or(u32::MAX),
+        u32::try_from(probe_height).unwrap_or(u32::MAX),
     );
     let (w, h) = (width as usize, height as usize);
     // One slot per 1/fps second, at least one.
@@ -306,10 +308,9 @@ pub fn encode(frames: &[Frame], fps: u32, duration_ms: u64) -> Result<Video, Enc
         let at = slot * 1000 / u64::from(fps);
         let index = frames.iter().rposition(|f| f.at_ms <= at).unwrap_or(0);
         if shown != Some(index) {
-            let img = if index == 0 {
-                decode_png(&first.png).map_err(bad(0))?
-            } else {
-                decode_png(&frames[index].png).map_err(bad(index))?
+            let img = match probe.take() {
+                Some(img) if index == 0 => img,
+                _ => decode_png(&frames[index].png).map_err(bad(index))?,
             };
             let rgb = scale_rgb(&img, w, h);
             yuv = Some(YUVBuffer::from_vec(rgb_to_i420(&rgb, w, h), w, h));

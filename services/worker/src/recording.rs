@@ -29,6 +29,7 @@ use crate::host::Tab;
 /// A recording this worker captures for one of its sessions.
 pub(crate) struct Capture {
     id: String,
+    session_id: String,
     started_at: i64,
     stop_at: i64,
     last_hash: Option<[u8; 32]>,
@@ -41,6 +42,7 @@ impl Capture {
     fn from_row(row: &RecordingRow) -> Self {
         Self {
             id: row.id.clone(),
+            session_id: row.session_id.clone(),
             started_at: row.started_at,
             stop_at: row.stop_at,
             last_hash: None,
@@ -330,16 +332,14 @@ pub(crate) async fn frame(media: &Media, tab: &mut Tab, capture: &mut Capture) -
     let bytes = png.len() as u64;
     if capture.frame_bytes + bytes > MAX_FRAME_STORAGE_BYTES {
         tracing::info!(recording = %capture.id, "the recording's frame storage is full; it stops here");
-        let recordings = media.recordings.clone();
-        let id = capture.id.clone();
         capture.settle().await;
         // Its deadline moves to now; a sweeper claims it for encoding.
-        if let Ok(Some(row)) = recordings.recording(&id).await
-            && let Err(e) = recordings
-                .stop_session_recordings(&row.session_id, now)
-                .await
+        if let Err(e) = media
+            .recordings
+            .stop_session_recordings(&capture.session_id, now)
+            .await
         {
-            tracing::warn!(recording = %id, error = %e, "could not stop a full recording");
+            tracing::warn!(recording = %capture.id, error = %e, "could not stop a full recording");
         }
         return Captured::Ended;
     }

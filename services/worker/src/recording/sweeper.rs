@@ -22,19 +22,26 @@ pub const EVERY: Duration = Duration::from_secs(1);
 /// 3 fps, encodes in seconds, so a live encoder never loses its claim.
 const ENCODE_LEASE_MS: i64 = 2 * 60 * 1000;
 
+/// How many passes go between two expiry sweeps: expiry is a matter of
+/// hours, so once a minute is soon enough and spares the database two
+/// queries a second per worker.
+const EXPIRE_EVERY_PASSES: u32 = 60;
+
 /// Sweeps until `stop`.
 pub async fn run(media: Media, worker_id: String, stop: CancellationToken) {
+    let mut pass = 0u32;
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
             () = tokio::time::sleep(EVERY) => {}
         }
-        sweep(&media, &worker_id).await;
+        sweep(&media, &worker_id, pass == 0).await;
+        pass = (pass + 1) % EXPIRE_EVERY_PASSES;
     }
 }
 
-/// One pass: claim and encode, then expire.
-pub async fn sweep(media: &Media, worker_id: &str) {
+/// One pass: claim and encode, then (when `expiring`) expire.
+pub async fn sweep(media: &Media, worker_id: &str, expiring: bool) {
     match media
         .recordings
         .claim_due(worker_id, now_millis(), ENCODE_LEASE_MS)
@@ -48,7 +55,7 @@ pub async fn sweep(media: &Media, worker_id: &str) {
         Err(e) if e.is_outage() => return,
         Err(e) => tracing::warn!(error = %e, "could not claim recordings to encode"),
     }
-    if let Err(e) = expire(media).await {
+    if expiring && let Err(e) = expire(media).await {
         tracing::warn!(error = %e, "could not expire recordings");
     }
 }
@@ -151,10 +158,12 @@ async fn encode_row(
         .await
         .map_err(|_| "the encoder stopped unexpectedly".to_owned())?
         .map_err(|e| e.to_string())?;
-    let size = video.mp4.len() as u64;
+    let mut video = video;
+    let mp4 = std::mem::take(&mut video.mp4);
+    let size = mp4.len() as u64;
     media
         .blobs
-        .put(&video_key(&row.id), video.mp4.clone())
+        .put(&video_key(&row.id), mp4)
         .await
         .map_err(|e| {
             tracing::warn!(recording = %row.id, error = %e, "storing the file");
