@@ -214,14 +214,14 @@ async fn a_tenants_calls_in_flight_are_capped_and_a_finished_call_frees_its_plac
         call(
             &client,
             "servo_evaluate",
-            json!({"actions": [{"sessionID": id, "script": "let t = Date.now(); while (Date.now() - t < 2500) {} 'done'"}]}),
+            json!({"actions": [{"sessionID": id, "script": "let t = Date.now(); while (Date.now() - t < 6000) {} 'done'"}]}),
         )
         .await
         .0
     });
     let (_, retry, body) = wait_for(
         "a second call to be refused",
-        Duration::from_secs(10),
+        Duration::from_secs(20),
         || async {
             let seen = list_tools(&fleet.gateway, &key).await;
             (seen.0 == 429).then_some(seen)
