@@ -175,14 +175,14 @@ async fn open_fleet_stores(config: &StoreConfig) -> anyhow::Result<(SqlStores, A
     Ok((store, routing))
 }
 
-/// The recordings' object store, if one is configured (or `default_store`).
+/// The recordings' and downloads' object store, if one is configured (or
+/// `default_store`).
 fn media(
     config: &MediaConfig,
     sql: &SqlStores,
     default_store: Option<String>,
 ) -> anyhow::Result<Option<Media>> {
-    Media::from_config(config, sql.recordings.clone(), default_store)
-        .context("opening the recordings' object store")
+    Media::from_config(config, sql, default_store).context("opening the recordings' object store")
 }
 
 /// The gateway's face of recordings: status, links and the download route.

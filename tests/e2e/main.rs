@@ -14,6 +14,7 @@ mod cli;
 mod conformance;
 mod cookies;
 mod dom_bindings;
+mod downloads;
 mod engine_state;
 mod event_loop;
 mod fencing;

@@ -31,6 +31,9 @@ pub(crate) struct Request {
     pub content_type: Option<String>,
     /// Whether the new entry replaces the current one (`location.replace`).
     pub replace: bool,
+    /// Set for an `<a download>` link: the response is saved as a download
+    /// (the attribute's value, maybe empty, suggests its name), never shown.
+    pub download: Option<String>,
 }
 
 impl Request {
@@ -42,6 +45,7 @@ impl Request {
             body: None,
             content_type: None,
             replace: false,
+            download: None,
         }
     }
 }

@@ -32,6 +32,8 @@ pub(crate) struct Response {
     pub headers: Vec<(String, String)>,
     /// The body, possibly cut by the host's size limit.
     pub body: Vec<u8>,
+    /// Set when the host saved a navigation's response as a download.
+    pub download: Option<network::SavedDownload>,
 }
 
 impl Response {
@@ -81,6 +83,37 @@ pub(crate) fn fetch_with(
     credentials: bool,
     hops: Hops,
 ) -> Result<Response, String> {
+    fetch_as(
+        method,
+        url,
+        headers,
+        body,
+        (credentials, hops),
+        network::Destination::Subresource,
+    )
+}
+
+/// A navigation's fetch: the host may save the response as a download
+/// (`destination` says whether it is a plain navigation or an
+/// `<a download>` link) instead of handing it over.
+pub(crate) fn navigation(
+    method: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+    body: Option<Vec<u8>>,
+    destination: network::Destination,
+) -> Result<Response, String> {
+    fetch_as(method, url, headers, body, (true, Hops::Host), destination)
+}
+
+fn fetch_as(
+    method: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+    body: Option<Vec<u8>>,
+    (credentials, hops): (bool, Hops),
+    destination: network::Destination,
+) -> Result<Response, String> {
     let parsed = Url::parse(url).map_err(|e| format!("invalid URL {url:?}: {e}"))?;
     match parsed.scheme() {
         "data" => decode_data_url(url),
@@ -92,6 +125,7 @@ pub(crate) fn fetch_with(
                 body,
                 credentials,
                 follow_redirects: hops == Hops::Host,
+                destination,
             };
             let response = network::fetch(&request)?;
             Ok(Response {
@@ -99,6 +133,7 @@ pub(crate) fn fetch_with(
                 url: response.url,
                 headers: response.headers,
                 body: response.body,
+                download: response.download,
             })
         }
         other => Err(format!("unsupported URL scheme \"{other}\"")),
@@ -143,6 +178,7 @@ fn decode_data_url(url: &str) -> Result<Response, String> {
         url: url.to_owned(),
         headers: vec![("content-type".to_owned(), mime)],
         body,
+        download: None,
     })
 }
 

@@ -11,6 +11,7 @@ use blitz_traits::net::http::StatusCode;
 use crate::bindings::exports::fleet::engine::page::{
     Source, Summary, Traversal, WaitError, WaitFor,
 };
+use crate::bindings::fleet::engine::network::{Destination, SavedDownload};
 use crate::document::viewport;
 use crate::navigation::{Commit, Pending, Request};
 use crate::state::{
@@ -21,6 +22,14 @@ use crate::{a11y, charset, inspect, js, net, readable, render};
 /// Navigations one call follows (a page that keeps redirecting itself with
 /// scripts stops here, as browsers stop redirect loops).
 const MAX_NAVIGATIONS: usize = 10;
+
+/// What a navigation's fetch produced.
+enum Loaded {
+    /// A document to show.
+    Page(Fetched),
+    /// A response the host saved as a download: the tab stays as it was.
+    Saved(SavedDownload),
+}
 
 /// What a load produced before parsing.
 struct Fetched {
@@ -40,35 +49,48 @@ fn load_failed(url: &str, reason: &str) -> Fetched {
 }
 
 /// Fetch a document for a navigation.
-fn fetch_document(request: &Request) -> Fetched {
+fn fetch_document(request: &Request) -> Loaded {
     let url = request.url.trim();
     if url == ABOUT_BLANK {
-        return Fetched {
+        return Loaded::Page(Fetched {
             url: url.to_owned(),
             html: String::new(),
             xml: false,
             error: None,
-        };
+        });
     }
     match url::Url::parse(url) {
         Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => {}
         Ok(parsed) => {
-            return load_failed(
+            return Loaded::Page(load_failed(
                 url,
                 &format!("unsupported URL scheme \"{}\"", parsed.scheme()),
-            );
+            ));
         }
-        Err(e) => return load_failed(url, &format!("invalid URL: {e}")),
+        Err(e) => return Loaded::Page(load_failed(url, &format!("invalid URL: {e}"))),
     }
     let headers = request
         .content_type
         .iter()
         .map(|ct| ("content-type".to_owned(), ct.clone()))
         .collect();
-    let response = match net::fetch(&request.method, url, headers, request.body.clone()) {
-        Ok(response) => response,
-        Err(reason) => return load_failed(url, &reason),
+    let destination = match &request.download {
+        Some(name) => Destination::Download(name.clone()),
+        None => Destination::Document,
     };
+    let response = match net::navigation(
+        &request.method,
+        url,
+        headers,
+        request.body.clone(),
+        destination,
+    ) {
+        Ok(response) => response,
+        Err(reason) => return Loaded::Page(load_failed(url, &reason)),
+    };
+    if let Some(saved) = response.download {
+        return Loaded::Saved(saved);
+    }
     let final_url = if response.url.is_empty() {
         url.to_owned()
     } else {
@@ -101,11 +123,29 @@ fn fetch_document(request: &Request) -> Fetched {
             response.status
         )
     });
-    Fetched {
+    Loaded::Page(Fetched {
         url: final_url,
         html,
         xml,
         error,
+    })
+}
+
+/// Tells the page's console what became of a download (the agent reads it
+/// there, and lists the files with `servo_downloads`).
+fn report_download(saved: &SavedDownload) {
+    match &saved.error {
+        None => js::console(
+            "info",
+            &format!(
+                "download saved: {} ({} bytes); servo_downloads lists it",
+                saved.filename, saved.size
+            ),
+        ),
+        Some(why) => js::console(
+            "warn",
+            &format!("download of {} not kept: {why}", saved.filename),
+        ),
     }
 }
 
@@ -142,12 +182,17 @@ pub(crate) fn load(src: Source) -> Summary {
     inspect()
 }
 
-/// Replace the document and run its scripts.
+/// Replace the document and run its scripts (unless the response is a
+/// download: the tab then stays as it was, as browsers' tabs do).
 fn navigate(open: Open, commit: Commit) {
-    // A fresh JavaScript realm per document, as in a browser navigation.
-    js::reset();
     let (fetched, inline_html) = match open {
-        Open::Url(request) => (fetch_document(&request), None),
+        Open::Url(request) => match fetch_document(&request) {
+            Loaded::Page(fetched) => (fetched, None),
+            Loaded::Saved(saved) => {
+                report_download(&saved);
+                return;
+            }
+        },
         Open::Html(html) => (
             Fetched {
                 url: INLINE_URL.to_owned(),
@@ -158,6 +203,8 @@ fn navigate(open: Open, commit: Commit) {
             Some(html),
         ),
     };
+    // A fresh JavaScript realm per document, as in a browser navigation.
+    js::reset();
     with_tab(|tab| {
         tab.replace_document(&fetched.html, &fetched.url, fetched.xml);
         tab.history

@@ -53,6 +53,8 @@ pub struct Dispatcher {
     search: Arc<crate::search::SearchConfig>,
     /// Recordings' status, links and downloads; `None` without an object store.
     recordings: Option<Arc<crate::recordings::Recordings>>,
+    /// Downloaded files' lists, reads and links; `None` without an object store.
+    downloads: Option<Arc<crate::downloads::Downloads>>,
 }
 
 impl Dispatcher {
@@ -77,13 +79,21 @@ impl Dispatcher {
             read_only: false,
             search: Arc::new(crate::search::SearchConfig::default()),
             recordings: None,
+            downloads: None,
         }
     }
 
-    /// Answers recordings' status and downloads from `recordings`.
+    /// Answers recordings' status and downloads from `recordings`, and
+    /// downloaded files' lists and reads from the same store.
     pub fn with_recordings(mut self, recordings: crate::recordings::Recordings) -> Self {
+        self.downloads = Some(Arc::new(recordings.downloads()));
         self.recordings = Some(Arc::new(recordings));
         self
+    }
+
+    /// Downloaded files, when the gateway has an object store.
+    pub fn downloads(&self) -> Option<&Arc<crate::downloads::Downloads>> {
+        self.downloads.as_ref()
     }
 
     /// Recordings, when the gateway has an object store.
@@ -286,6 +296,11 @@ impl Dispatcher {
                 Some(Kind::Recording(pb::Recording { op: Some(op) })) => {
                     self.recording(tenant, op).instrument(span).await
                 }
+                Some(Kind::Downloads(pb::Downloads { op: Some(op) })) => {
+                    self.downloaded_files(tenant, &a.session_id, op)
+                        .instrument(span)
+                        .await
+                }
                 _ => self.http(tenant, workers, action).instrument(span).await,
             };
             out.map(|out| (String::new(), out))
@@ -343,6 +358,26 @@ impl Dispatcher {
         })
     }
 
+    /// A session's downloads or a read of one, from the store.
+    async fn downloaded_files(
+        &self,
+        tenant: &Tenant,
+        session_id: &str,
+        op: pb::downloads::Op,
+    ) -> Result<pb::ActionOutput, pb::ActionError> {
+        let Some(downloads) = &self.downloads else {
+            return Err(answers::fail(
+                pb::ErrorCode::InvalidArgument,
+                "downloads are not available: this fleet has no object store (--object-store)",
+            ));
+        };
+        Ok(pb::ActionOutput {
+            kind: Some(pb::action_output::Kind::Downloads(
+                downloads.answer(tenant, session_id, op).await?,
+            )),
+        })
+    }
+
     /// Deletes expired sessions; run periodically by every gateway (idempotent).
     pub async fn sweep_expired(&self) -> Result<u64, GatewayError> {
         Ok(self.store.delete_expired().await?)
@@ -350,7 +385,8 @@ impl Dispatcher {
 }
 
 /// Whether an action belongs to no session (HTTP requests, web searches, a
-/// recording's status and download: a recording outlives its session).
+/// recording's status and download, downloaded files: a recording and a
+/// file outlive their session, and listing them wakes no session).
 fn is_sessionless(a: &BrowserAction) -> bool {
     matches!(
         a.action.as_ref().and_then(|a| a.kind.as_ref()),
@@ -360,6 +396,7 @@ fn is_sessionless(a: &BrowserAction) -> bool {
                 | Kind::Recording(pb::Recording {
                     op: Some(pb::recording::Op::Status(_) | pb::recording::Op::Download(_))
                 })
+                | Kind::Downloads(_)
         )
     )
 }

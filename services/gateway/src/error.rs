@@ -175,6 +175,7 @@ pub fn code_name(code: ErrorCode) -> &'static str {
         ErrorCode::ResourceExhausted => "RESOURCE_EXHAUSTED",
         ErrorCode::UpstreamFailed => "UPSTREAM_FAILED",
         ErrorCode::RecordingNotFound => "RECORDING_NOT_FOUND",
+        ErrorCode::DownloadNotFound => "DOWNLOAD_NOT_FOUND",
         ErrorCode::Internal | ErrorCode::Unspecified => "INTERNAL",
     }
 }
@@ -182,7 +183,9 @@ pub fn code_name(code: ErrorCode) -> &'static str {
 /// The HTTP status that goes with a code.
 pub fn http_status(code: ErrorCode) -> u16 {
     match code {
-        ErrorCode::SessionNotFound | ErrorCode::RecordingNotFound => 404,
+        ErrorCode::SessionNotFound | ErrorCode::RecordingNotFound | ErrorCode::DownloadNotFound => {
+            404
+        }
         ErrorCode::InvalidArgument => 400,
         ErrorCode::Timeout => 504,
         ErrorCode::ScriptError => 422,

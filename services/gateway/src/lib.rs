@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod config;
 pub mod dispatch;
+pub mod downloads;
 pub mod error;
 pub mod grpc;
 pub mod limits;
@@ -18,6 +19,7 @@ pub mod recent;
 pub mod recordings;
 pub mod scaling;
 pub mod search;
+mod served_file;
 pub mod validate;
 
 use axum::serve::ListenerExt as _;
@@ -120,6 +122,10 @@ impl Gateway {
             .merge(scaling::router(self.dispatcher.clone()))
             .merge(match self.dispatcher.recordings() {
                 Some(r) => r.as_ref().clone().router(self.auth.clone()),
+                None => Router::new(),
+            })
+            .merge(match self.dispatcher.downloads() {
+                Some(d) => d.as_ref().clone().router(self.auth.clone()),
                 None => Router::new(),
             })
             .merge(open_grpc)

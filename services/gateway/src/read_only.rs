@@ -48,7 +48,9 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::Hover(_)
         | Kind::Find(_)
         // Watching the tab changes nothing in it.
-        | Kind::Recording(_) => false,
+        | Kind::Recording(_)
+        // Reading files the session already downloaded.
+        | Kind::Downloads(_) => false,
     }
 }
 

@@ -3,6 +3,7 @@
 //! checks all read. A bad call is refused with the field and the limit named,
 //! and nothing is created or stored.
 
+mod downloads;
 mod frames;
 mod http;
 mod recording;
@@ -153,6 +154,7 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::Storage(st)) => validate_storage(i, &a.session_id, st)?,
             Some(Kind::Frames(f)) => frames::validate_frames(i, &a.session_id, f)?,
             Some(Kind::Recording(r)) => recording::validate_recording(i, &a.session_id, r)?,
+            Some(Kind::Downloads(d)) => downloads::validate_downloads(i, &a.session_id, d)?,
             Some(Kind::NetworkLog(pb::NetworkLog { limit }))
             | Some(Kind::ConsoleMessages(pb::ConsoleMessages { limit })) => {
                 if a.session_id.is_empty() {

@@ -1,7 +1,8 @@
-//! Where recordings' bytes live: a local folder (one-process mode, or one
+//! Where recordings' and downloads' bytes live: a local folder (one-process mode, or one
 //! host) or an S3-compatible bucket (a cluster), behind `object_store`.
 //! Keys: `recordings/{id}/frames/{ms}-{hash}.png` while a recording runs,
-//! `recordings/{id}/video.mp4` once encoded.
+//! `recordings/{id}/video.mp4` once encoded; `downloads/{id}/file` for a file a
+//! session's page downloaded.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -183,6 +184,17 @@ pub fn frame_time(key: &str) -> Option<u64> {
 /// The key of a recording's encoded file.
 pub fn video_key(id: &str) -> String {
     format!("recordings/{id}/video.mp4")
+}
+
+/// The folder of a downloaded file's objects.
+pub fn download_prefix(id: &str) -> String {
+    format!("downloads/{id}")
+}
+
+/// The key of a downloaded file's bytes (its name is in its row: keys stay
+/// free of what a page chose).
+pub fn download_key(id: &str) -> String {
+    format!("downloads/{id}/file")
 }
 
 #[cfg(test)]

@@ -1,13 +1,14 @@
-//! Where recordings' bytes go and how download links are signed, as flags
-//! shared by `serve`, `gateway` and `worker`.
+//! Where recordings' and downloads' bytes go and how download links are
+//! signed, as flags shared by `serve`, `gateway` and `worker`.
 
 /// Object storage and download links.
 #[derive(Debug, Clone, clap::Args)]
 pub struct MediaConfig {
-    /// Where recordings' bytes are kept: `file:///a/folder` (one host) or
-    /// `s3://bucket` (a cluster; see the --s3-* flags). `serve` defaults to
-    /// a folder in --data-dir; a gateway or worker without it has no
-    /// recordings (their tools say so).
+    /// Where recordings' and downloaded files' bytes are kept:
+    /// `file:///a/folder` (one host) or `s3://bucket` (a cluster; see the
+    /// --s3-* flags). `serve` defaults to a folder in --data-dir; a gateway
+    /// or worker without it has no recordings or downloads (their tools say
+    /// so).
     #[arg(long = "object-store", env = "FLEET_OBJECT_STORE")]
     pub object_store: Option<String>,
 

@@ -1,9 +1,9 @@
-//! fleet-media owns what recordings are made of outside SQL: the object
-//! store their bytes go to ([`blobs`]), the encoder that turns captured
-//! frames into H.264 ([`encode`]), the MP4 file around it ([`mp4`]) and the
-//! signed links a download uses ([`signing`]). The recordings' rows are in
-//! `fleet-store`; capture and the encode sweeper are the worker's; the
-//! download route is the gateway's.
+//! fleet-media owns what recordings and downloaded files are made of outside
+//! SQL: the object store their bytes go to ([`blobs`]), the encoder that
+//! turns captured frames into H.264 ([`encode`]), the MP4 file around it
+//! ([`mp4`]) and the signed links a download uses ([`signing`]). Their rows
+//! are in `fleet-store`; capture, saving downloads and the sweeper are the
+//! worker's; the download routes are the gateway's.
 
 pub mod blobs;
 pub mod config;
@@ -18,25 +18,32 @@ pub use signing::Signer;
 use std::sync::Arc;
 
 use fleet_proto::v1 as pb;
-use fleet_store::{RecordingRow, RecordingStore};
+use fleet_store::{DownloadRow, DownloadStore, RecordingRow, RecordingStore, SqlStores};
 
-/// What recordings need on a worker or a gateway: their rows and their
-/// bytes' store, and one encode at a time per process (it is CPU-bound;
-/// calls come first).
+/// What recordings and downloads need on a worker or a gateway: their rows
+/// and their bytes' store, and one encode at a time per process (it is
+/// CPU-bound; calls come first).
 #[derive(Clone)]
 pub struct Media {
     /// Recordings' rows.
     pub recordings: Arc<dyn RecordingStore>,
+    /// Downloaded files' rows.
+    pub downloads: Arc<dyn DownloadStore>,
     /// Frames and files.
     pub blobs: Blobs,
     encoding: Arc<tokio::sync::Semaphore>,
 }
 
 impl Media {
-    /// Recordings kept in `recordings` and `blobs`.
-    pub fn new(recordings: Arc<dyn RecordingStore>, blobs: Blobs) -> Self {
+    /// Rows kept in `recordings` and `downloads`, bytes in `blobs`.
+    pub fn new(
+        recordings: Arc<dyn RecordingStore>,
+        downloads: Arc<dyn DownloadStore>,
+        blobs: Blobs,
+    ) -> Self {
         Self {
             recordings,
+            downloads,
             blobs,
             encoding: Arc::new(tokio::sync::Semaphore::new(1)),
         }
@@ -44,18 +51,22 @@ impl Media {
 
     /// The media `config` names (its --object-store, else `default_store`,
     /// e.g. a folder in `serve`'s data directory); `None` when neither names
-    /// one: recordings are then refused with a clear error.
+    /// one: recordings and downloads are then refused with a clear error.
     pub fn from_config(
         config: &MediaConfig,
-        recordings: Arc<dyn RecordingStore>,
+        sql: &SqlStores,
         default_store: Option<String>,
     ) -> Result<Option<Self>, BlobError> {
         let Some(url) = config.object_store.clone().or(default_store) else {
             return Ok(None);
         };
         let blobs = Blobs::open(config, &url)?;
-        tracing::info!(store = %blobs.name(), "recordings go to this object store");
-        Ok(Some(Self::new(recordings, blobs)))
+        tracing::info!(store = %blobs.name(), "recordings and downloads go to this object store");
+        Ok(Some(Self::new(
+            sql.recordings.clone(),
+            sql.downloads.clone(),
+            blobs,
+        )))
     }
 
     /// Waits for this process's turn to encode.
@@ -94,5 +105,22 @@ pub fn result(row: &RecordingRow) -> pb::RecordingResult {
         mime_type: "video/mp4".into(),
         session_id: row.session_id.clone(),
         segments: row.segments,
+    }
+}
+
+/// A download's row as agents see it (no link: the gateway adds one).
+pub fn download_info(row: &DownloadRow) -> pb::DownloadInfo {
+    pb::DownloadInfo {
+        download_id: row.id.clone(),
+        session_id: row.session_id.clone(),
+        filename: row.filename.clone(),
+        mime_type: row.mime_type.clone(),
+        size_bytes: row.size_bytes,
+        source_url: row.source_url.clone(),
+        status: row.status.clone(),
+        error: row.error.clone(),
+        created_at: rfc3339(row.created_at),
+        expires_at: rfc3339(row.expires_at),
+        download_url: None,
     }
 }

@@ -90,6 +90,28 @@ pub mod recording {
     }
 }
 
+/// Limits of the files a session's pages download (a navigation to an
+/// attachment or a type browsers do not render, or an `<a download>` link):
+/// the worker that saves them, the sweeper that expires them and the
+/// gateway's schemas and validation all read these.
+pub mod download {
+    /// Largest file kept, bytes (50 MiB); a bigger one is listed as failed.
+    pub const MAX_FILE_BYTES: u64 = 50 * 1024 * 1024;
+    /// Most bytes of downloads one session keeps (100 MiB); past it a new
+    /// download is listed as failed.
+    pub const MAX_SESSION_BYTES: u64 = 100 * 1024 * 1024;
+    /// Most downloads one session keeps, failed ones included.
+    pub const MAX_SESSION_FILES: u64 = 100;
+    /// Most bytes one `servo_download_read` returns (256 KiB).
+    pub const MAX_READ_BYTES: u32 = 256 * 1024;
+    /// How long a download is kept after it was saved, ms (24 h).
+    pub const RETENTION_MS: i64 = 24 * 60 * 60 * 1000;
+    /// Longest file name kept, bytes; a longer one is cut at a character.
+    pub const MAX_FILENAME_BYTES: usize = 200;
+    /// The encodings `servo_download_read` answers in.
+    pub const ENCODINGS: [&str; 2] = ["text", "base64"];
+}
+
 /// Limits of an HTTP tool request (`HttpRequest`), Servo MCP's: the gateway's
 /// schemas and validation and the worker's client all read these.
 pub mod http {

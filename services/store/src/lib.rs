@@ -7,6 +7,7 @@
 //! behind them is chosen once, from a URL, by [`open_store`] and [`open_routing`].
 
 mod config;
+mod downloads;
 mod error;
 mod guard;
 mod key_admin;
@@ -25,6 +26,7 @@ mod takeover;
 mod tenant_limits;
 
 pub use config::StoreConfig;
+pub use downloads::{DownloadRow, DownloadStore, GuardedDownloads};
 pub use error::StoreError;
 pub use guard::{Breaker, GuardedLimiter, GuardedRouting, GuardedStore, PROBE_INTERVAL, Probe};
 pub use key_admin::{KeyInfo, KeyStatus};
@@ -57,10 +59,12 @@ pub struct SqlStores {
     pub sessions: Arc<dyn SessionStore>,
     /// Screen recordings' rows.
     pub recordings: Arc<dyn RecordingStore>,
+    /// Downloaded files' rows.
+    pub downloads: Arc<dyn DownloadStore>,
 }
 
 /// Opens the SQL store named by `url` as [`open_store`] does, with the
-/// recordings' contract over the same pool and breaker.
+/// recordings' and downloads' contracts over the same pool and breaker.
 pub async fn open_sql(url: &str) -> Result<SqlStores, StoreError> {
     let store = Arc::new(SqlStore::connect(url).await?);
     store.migrate().await?;
@@ -70,10 +74,12 @@ pub async fn open_sql(url: &str) -> Result<SqlStores, StoreError> {
         "postgres"
     };
     let sessions = GuardedStore::new(store.clone(), backend);
-    let recordings = GuardedRecordings::new(store, sessions.breaker());
+    let recordings = GuardedRecordings::new(store.clone(), sessions.breaker());
+    let downloads = GuardedDownloads::new(store, sessions.breaker());
     Ok(SqlStores {
         sessions: Arc::new(sessions),
         recordings: Arc::new(recordings),
+        downloads: Arc::new(downloads),
     })
 }
 

@@ -30,6 +30,7 @@ async fn main() -> anyhow::Result<()> {
             memory_cap: 512 << 20,
             cache_dir: cache,
             perf_map: false,
+            keep_downloads: false,
         },
         Fetcher::new(policy, 8 << 20)?,
     )?;

@@ -49,7 +49,8 @@ fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
         | action_output::Kind::NetworkLog(_)
         | action_output::Kind::ConsoleMessages(_)
         | action_output::Kind::Found(_)
-        | action_output::Kind::Recording(_) => return None,
+        | action_output::Kind::Recording(_)
+        | action_output::Kind::Downloads(_) => return None,
     })
 }
 
@@ -277,6 +278,12 @@ pub(crate) async fn execute(
                 "a recording action reached the engine's actions",
             ));
         }
+        Kind::Downloads(_) => {
+            return Err(Failure::new(
+                ErrorCode::InvalidArgument,
+                "downloaded files belong to no worker; the gateway answers for them",
+            ));
+        }
     };
     let output = ActionOutput { kind: Some(output) };
     if let Some(page) = page_ref(&output) {
@@ -337,4 +344,20 @@ async fn run_frames(
             }
         }
     })
+}
+
+/// Adds the entries the worker answers for itself (recordings, downloads:
+/// they need the object store, not the engine) to a capability report the
+/// engine made.
+pub(crate) fn with_capabilities(
+    mut out: Result<ActionOutput, Failure>,
+    entries: impl IntoIterator<Item = pb::Capability>,
+) -> Result<ActionOutput, Failure> {
+    if let Ok(ActionOutput {
+        kind: Some(action_output::Kind::Capabilities(report)),
+    }) = &mut out
+    {
+        report.capabilities.extend(entries);
+    }
+    out
 }

@@ -17,13 +17,15 @@ use wasmtime::{
 };
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::net::{CookieStore, FetchRequest, Fetcher};
+use crate::net::{CookieStore, Fetcher};
 
 mod cache;
 mod command;
+mod network;
 
 use cache::load_component;
 pub use command::run_command;
+pub use network::PendingDownload;
 
 #[allow(missing_docs, clippy::all)]
 mod bindings {
@@ -59,6 +61,9 @@ pub struct HostConfig {
     pub cache_dir: PathBuf,
     /// Write `/tmp/perf-<pid>.map` so `perf` can name the guest's functions.
     pub perf_map: bool,
+    /// Keep the files pages download (the fleet has an object store); a
+    /// download is otherwise refused with a reason the page's console shows.
+    pub keep_downloads: bool,
 }
 
 /// Why a call into a tab failed.
@@ -91,6 +96,10 @@ pub struct TabState {
     preludes_served: u32,
     /// The requests the tab's pages made, newest last.
     network: crate::network_log::NetworkLog,
+    /// Whether downloads are kept (the fleet has an object store).
+    keep_downloads: bool,
+    /// Downloads the current call's pages made, for the worker to store.
+    downloads: Vec<PendingDownload>,
 }
 
 impl WasiView for TabState {
@@ -99,47 +108,6 @@ impl WasiView for TabState {
             ctx: &mut self.wasi,
             table: &mut self.table,
         }
-    }
-}
-
-impl bindings::fleet::engine::network::Host for TabState {
-    async fn fetch(
-        &mut self,
-        req: bindings::fleet::engine::network::Request,
-    ) -> Result<bindings::fleet::engine::network::Response, String> {
-        let budget = self.deadline.saturating_duration_since(Instant::now());
-        let request = FetchRequest {
-            method: req.method,
-            url: req.url,
-            headers: req.headers,
-            body: req.body,
-            follow_redirects: req.follow_redirects,
-        };
-        // Without credentials the jar takes no part: a throwaway one is used.
-        let mut no_jar = CookieStore::default();
-        let jar = if req.credentials {
-            &mut self.cookies
-        } else {
-            &mut no_jar
-        };
-        let entry = self.network.start(&request.method, &request.url);
-        let resp = self.fetcher.fetch(request, jar, budget).await;
-        self.network.finish(entry, &resp);
-        let resp = resp.map_err(|e| e.0)?;
-        Ok(bindings::fleet::engine::network::Response {
-            status: resp.status,
-            url: resp.url,
-            headers: resp.headers,
-            body: resp.body,
-        })
-    }
-
-    async fn document_cookies(&mut self, url: String) -> String {
-        crate::net::script_cookies(&self.cookies, &url)
-    }
-
-    async fn set_document_cookie(&mut self, url: String, cookie: String) {
-        crate::net::store_script_cookie(&mut self.cookies, &url, &cookie);
     }
 }
 
@@ -308,6 +276,8 @@ impl EngineHost {
             fetcher: self.fetcher.clone(),
             cookies: CookieStore::default(),
             network: crate::network_log::NetworkLog::default(),
+            keep_downloads: self.config.keep_downloads,
+            downloads: Vec::new(),
             deadline: Instant::now() + Duration::from_secs(30),
             preludes,
             preludes_served: 0,
@@ -554,6 +524,12 @@ impl Tab {
     /// What the tab's pages wrote to the console.
     pub fn console_log(&mut self) -> &mut crate::console_log::ConsoleLog {
         &mut self.console
+    }
+
+    /// The downloads the tab's pages made since the last call, for the
+    /// worker to store.
+    pub fn take_downloads(&mut self) -> Vec<PendingDownload> {
+        std::mem::take(&mut self.store.data_mut().downloads)
     }
 
     /// The requests the tab's pages made.

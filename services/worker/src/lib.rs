@@ -12,6 +12,7 @@ pub mod console_log;
 pub mod convert;
 pub mod cookies;
 pub mod deletion_cost;
+pub mod downloads;
 pub mod failure;
 pub mod host;
 pub mod http_tool;
@@ -49,7 +50,8 @@ pub struct Backends {
     pub routing: Arc<dyn Routing>,
     /// How long an unused session lives, ms.
     pub session_ttl_ms: i64,
-    /// Recordings' rows and bytes; `None` when no object store is set.
+    /// Recordings' and downloads' rows and bytes; `None` when no object
+    /// store is set.
     pub media: Option<recording::Media>,
 }
 
@@ -79,6 +81,7 @@ impl Worker {
                 memory_cap: usize::try_from(config.session_memory_mb).unwrap_or(512) << 20,
                 cache_dir: config.cache_dir(),
                 perf_map: config.perf_map,
+                keep_downloads: backends.media.is_some(),
             },
             fetcher.clone(),
         )

@@ -5,6 +5,7 @@
 //! operator listed its range), the connection pinned to the addresses we checked,
 //! and every redirect hop checked again. Bodies are capped while streaming.
 
+pub mod download;
 mod http_tool;
 mod resolve;
 
@@ -15,12 +16,19 @@ use url::Url;
 
 pub use cookie_store::CookieStore;
 use cookie_store::RawCookie;
+pub use download::Destination;
 pub use fleet_policy::{NetPolicy, Refused};
 pub use http_tool::{ToolRequest, ToolResponse};
 pub use resolve::{Lookup, SystemLookup};
 
 /// How many redirects one fetch follows.
 const MAX_REDIRECTS: usize = 10;
+
+/// The largest download kept, as a body cap.
+const MAX_FILE_BYTES: usize = {
+    // 50 MiB fits any target's usize.
+    fleet_proto::download::MAX_FILE_BYTES as usize
+};
 
 /// What differs between following a page's request and an HTTP tool's.
 #[derive(Debug, Clone, Copy)]
@@ -61,6 +69,20 @@ pub struct FetchRequest {
     /// Whether redirects are followed here; when false a 3xx is the
     /// response (the engine follows it itself, checking CORS at each hop).
     pub follow_redirects: bool,
+    /// What the page will do with the response: a navigation may become a
+    /// download instead ([`download`]).
+    pub destination: Destination,
+}
+
+/// A response saved as a download instead of being handed to the page.
+#[derive(Debug, Clone)]
+pub struct Downloaded {
+    /// Safe to show.
+    pub filename: String,
+    /// Without parameters.
+    pub mime_type: String,
+    /// The whole body, or why it was not kept (too large, broken off).
+    pub bytes: Result<Vec<u8>, String>,
 }
 
 /// The final response after redirects (or the redirect, when not followed).
@@ -72,8 +94,10 @@ pub struct FetchResponse {
     pub url: String,
     /// Headers of the final hop.
     pub headers: Vec<(String, String)>,
-    /// Body.
+    /// Body (empty when the response was saved as a download).
     pub body: Vec<u8>,
+    /// Set when the response was saved as a download.
+    pub download: Option<Downloaded>,
 }
 
 /// The engine's HTTP client.
@@ -143,6 +167,7 @@ impl Fetcher {
         req: FetchRequest,
         jar: &mut CookieStore,
     ) -> Result<FetchResponse, Refused> {
+        let destination = req.destination.clone();
         let last = self
             .exchange(
                 req,
@@ -157,12 +182,27 @@ impl Fetcher {
         let headers = header_pairs(&resp);
         let status = resp.status().as_u16();
         let url = resp.url().to_string();
-        let body = self.read_capped(resp).await?;
+        if let Some(filename) = download::saved_name(&destination, status, &url, &headers) {
+            let bytes = read_capped(resp, MAX_FILE_BYTES).await.map_err(|e| e.0);
+            return Ok(FetchResponse {
+                status,
+                download: Some(Downloaded {
+                    filename,
+                    mime_type: download::mime_of(&headers),
+                    bytes,
+                }),
+                url,
+                headers,
+                body: Vec::new(),
+            });
+        }
+        let body = read_capped(resp, self.max_body).await?;
         Ok(FetchResponse {
             status,
             url,
             headers,
             body,
+            download: None,
         })
     }
 
@@ -266,20 +306,20 @@ impl Fetcher {
             hops.max_redirects
         )))
     }
+}
 
-    async fn read_capped(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, Refused> {
-        let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(describe)? {
-            if body.len() + chunk.len() > self.max_body {
-                return Err(Refused(format!(
-                    "the response body exceeds the limit of {} bytes",
-                    self.max_body
-                )));
-            }
-            body.extend_from_slice(&chunk);
+/// The body of `resp`, refused once it passes `max` bytes.
+async fn read_capped(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Refused> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(describe)? {
+        if body.len() + chunk.len() > max {
+            return Err(Refused(format!(
+                "the response body exceeds the limit of {max} bytes"
+            )));
         }
-        Ok(body)
+        body.extend_from_slice(&chunk);
     }
+    Ok(body)
 }
 
 /// What `document.cookie` reads at `url`: the jar's cookies for it, HttpOnly

@@ -74,6 +74,7 @@ pub(crate) fn may_change_page(kind: &Kind) -> bool {
             | Kind::NetworkLog(_)
             | Kind::Find(_)
             | Kind::Recording(_)
+            | Kind::Downloads(_)
             | Kind::Status(_)
             | Kind::Close(_)
             | Kind::Http(_)
@@ -177,20 +178,6 @@ pub(crate) async fn run(
     Ok(pb::ActionOutput {
         kind: Some(pb::action_output::Kind::Recording(result)),
     })
-}
-
-/// Adds the recordings' entry to a capability report the engine made.
-pub(crate) fn with_capability(
-    mut out: Result<pb::ActionOutput, Failure>,
-    media: Option<&Media>,
-) -> Result<pb::ActionOutput, Failure> {
-    if let Ok(pb::ActionOutput {
-        kind: Some(pb::action_output::Kind::Capabilities(report)),
-    }) = &mut out
-    {
-        report.capabilities.push(capability(media));
-    }
-    out
 }
 
 async fn run_op(

@@ -15,9 +15,10 @@ use fleet_proto::v1::{self as pb, ActionOutput, ErrorCode};
 use fleet_store::{Routing, SessionStore, StoreError};
 use tracing::Instrument as _;
 
-use crate::actions::{execute, page_of};
+use crate::actions::{execute, page_of, with_capabilities};
 use crate::backlog::{Backlog, Unwritten};
 use crate::checkpoint::{self, Checkpoint};
+use crate::downloads;
 use crate::failure::{NotSaved, store_failure};
 // Kept under this module's path too, where callers first found them.
 pub use crate::failure::{Failure, RunError};
@@ -239,9 +240,11 @@ impl Sessions {
                 let out = execute(tab, kind, budget)
                     .instrument(tracing::info_span!("engine.action"))
                     .await;
-                recording::with_capability(out, media)
+                let entries = [recording::capability(media), downloads::capability(media)];
+                with_capabilities(out, entries)
             }
         };
+        downloads::store_pending(media, &req, tab).await;
         fleet_telemetry::histogram!("fleet_worker_engine_seconds")
             .record(started.elapsed().as_secs_f64());
         // Checkpoint whatever the outcome, unless the instance is gone: a failed

@@ -22,6 +22,7 @@ pub fn engine_host(
             memory_cap: 512 << 20,
             cache_dir: cache_dir(),
             perf_map: false,
+            keep_downloads: false,
         },
         fleet_worker::net::Fetcher::new(policy, 8 << 20)?,
     )

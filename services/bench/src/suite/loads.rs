@@ -137,6 +137,7 @@ async fn engine_samples(site: &str, rounds: usize) -> anyhow::Result<Samples> {
             memory_cap: 512 << 20,
             cache_dir: fleet_worker::config::default_cache_dir(),
             perf_map: false,
+            keep_downloads: false,
         },
         fetcher,
     )?;

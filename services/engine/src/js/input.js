@@ -52,7 +52,20 @@
     if (tag === 'a' || tag === 'area') {
       // `target=_blank` and friends load in this tab: one tab per session.
       const href = el.getAttribute('href');
-      if (el.hasAttribute('download')) { native.console('info', `download of ${el.href} skipped`); return; }
+      if (el.hasAttribute('download')) {
+        // Browsers honour `download` for the page's own origin only; another
+        // origin's link navigates, and its response's headers decide.
+        let target = null;
+        try { target = new URL(el.href); } catch (_) { /* not a URL: navigateTo reports it */ }
+        if (target && (target.protocol === 'data:' || target.protocol === 'blob:')) {
+          native.console('warn', `download of a ${target.protocol} link not kept: only http(s) downloads are saved`);
+          return;
+        }
+        if (target && target.origin === new URL(native.url()).origin) {
+          native.download(target.href, el.getAttribute('download') || '');
+          return;
+        }
+      }
       navigateTo(href, false);
       return;
     }

@@ -427,6 +427,27 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
             };
             Kind::Recording(pb::Recording { op: Some(op) })
         }
+        ToolKind::Downloads => Kind::Downloads(pb::Downloads {
+            // The action's sessionID names the session.
+            op: Some(pb::downloads::Op::List(pb::DownloadList::default())),
+        }),
+        ToolKind::DownloadRead => Kind::Downloads(pb::Downloads {
+            op: Some(pb::downloads::Op::Read(pb::DownloadRead {
+                download_id: string("downloadId")?
+                    .ok_or_else(|| invalid(format!("actions[{i}].downloadId is required")))?,
+                offset: int("offset")?.map_or(0, u64::from),
+                length: match int("length")? {
+                    Some(0) => {
+                        return Err(invalid(format!(
+                            "actions[{i}].length must be 1 to {} bytes (256 KiB); got 0",
+                            fleet_proto::download::MAX_READ_BYTES
+                        )));
+                    }
+                    n => n.unwrap_or(0),
+                },
+                encoding: string("encoding")?.unwrap_or_default(),
+            })),
+        }),
         ToolKind::NetworkLog | ToolKind::ConsoleMessages => {
             let max = fleet_proto::MAX_LOG_ENTRIES;
             let limit = match int("limit")? {

@@ -140,6 +140,7 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                 }),
                 Some(action_output::Kind::Frames(f)) => frames_json(tool, f),
                 Some(action_output::Kind::Recording(rec)) => recording_json(rec),
+                Some(action_output::Kind::Downloads(d)) => downloads_json(d),
                 // Search has its own tool and rendering; over the actions
                 // envelope it is only reachable through gRPC.
                 Some(action_output::Kind::WebSearch(_)) => Value::Null,
@@ -391,6 +392,52 @@ fn frames_json(tool: ToolKind, f: &pb::FramesResult) -> Value {
                 "url": k.url, "name": k.name, "title": k.title,
                 "loaded": k.loaded, "sameOrigin": k.same_origin,
             })).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+/// A session's downloads (`servo_downloads`), or a read of one with its
+/// entry (`servo_download_read`).
+fn downloads_json(d: &pb::DownloadsResult) -> Value {
+    let info = |f: &pb::DownloadInfo| {
+        let mut v = json!({
+            "downloadId": f.download_id,
+            "sessionID": f.session_id,
+            "filename": f.filename,
+            "mimeType": f.mime_type,
+            "sizeBytes": f.size_bytes,
+            "sourceUrl": f.source_url,
+            "status": f.status,
+            "createdAt": f.created_at,
+            "expiresAt": f.expires_at,
+        });
+        if let Some(o) = v.as_object_mut() {
+            for (k, val) in [("error", &f.error), ("downloadUrl", &f.download_url)] {
+                if let Some(val) = val {
+                    o.insert(k.into(), json!(val));
+                }
+            }
+        }
+        v
+    };
+    match &d.chunk {
+        Some(c) => {
+            let mut v = json!({
+                "downloadId": c.download_id,
+                "offset": c.offset,
+                "length": c.length,
+                "totalBytes": c.total_bytes,
+                "encoding": c.encoding,
+                "content": c.content,
+                "eof": c.eof,
+            });
+            if let (Some(o), Some(f)) = (v.as_object_mut(), d.downloads.first()) {
+                o.insert("file".into(), info(f));
+            }
+            v
+        }
+        None => json!({
+            "downloads": d.downloads.iter().map(info).collect::<Vec<_>>(),
         }),
     }
 }

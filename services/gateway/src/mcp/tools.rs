@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+mod downloads;
 mod fields;
 mod frames;
 mod recordings;
@@ -61,6 +62,8 @@ pub(super) enum ToolKind {
     RecordingStop,
     RecordingStatus,
     RecordingDownload,
+    Downloads,
+    DownloadRead,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

@@ -78,6 +78,7 @@ impl Fetcher {
                     headers: req.headers,
                     body: req.body,
                     follow_redirects: req.follow_redirects,
+                    destination: super::Destination::Subresource,
                 },
                 &mut jar,
                 Hops {

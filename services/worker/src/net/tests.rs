@@ -12,6 +12,7 @@ async fn a_hostname_that_resolves_to_loopback_is_refused_with_the_reason() {
         headers: vec![],
         body: None,
         follow_redirects: true,
+        destination: Destination::Subresource,
     };
     let err = f
         .fetch(req, &mut CookieStore::default(), Duration::from_secs(5))
@@ -34,6 +35,7 @@ fn get(url: String) -> FetchRequest {
         headers: vec![],
         body: None,
         follow_redirects: true,
+        destination: Destination::Subresource,
     }
 }
 
@@ -64,6 +66,41 @@ async fn a_body_at_the_limit_is_read_and_one_byte_more_is_refused() {
     let ok = fetch_fresh(&f, get(format!("{base}/at"))).await.unwrap();
     assert_eq!(ok.body.len(), 1000);
     let err = fetch_fresh(&f, get(format!("{base}/over")))
+        .await
+        .unwrap_err();
+    assert!(err.0.contains("exceeds the limit of 1000 bytes"), "{err}");
+}
+
+#[tokio::test]
+async fn a_navigation_to_an_attachment_is_saved_past_the_page_body_cap_and_a_script_reads_it() {
+    use axum::routing::get as route;
+    let app = axum::Router::new().route(
+        "/export",
+        route(|| async {
+            (
+                [
+                    ("content-type", "text/csv"),
+                    ("content-disposition", "attachment; filename=\"rates.csv\""),
+                ],
+                vec![b'1'; 5000],
+            )
+        }),
+    );
+    let base = serve(app).await;
+    // The page body cap is 1000 bytes; a download has its own, larger one.
+    let f = loopback_fetcher(1000);
+    let mut nav = get(format!("{base}/export"));
+    nav.destination = Destination::Document;
+    let saved = fetch_fresh(&f, nav).await.unwrap();
+    assert!(saved.body.is_empty());
+    let d = saved.download.expect("saved as a download");
+    assert_eq!(
+        (d.filename.as_str(), d.mime_type.as_str()),
+        ("rates.csv", "text/csv")
+    );
+    assert_eq!(d.bytes.map(|b| b.len()), Ok(5000));
+    // A script's fetch of the same URL gets the body (and its cap).
+    let err = fetch_fresh(&f, get(format!("{base}/export")))
         .await
         .unwrap_err();
     assert!(err.0.contains("exceeds the limit of 1000 bytes"), "{err}");
@@ -121,6 +158,7 @@ async fn a_redirect_not_followed_is_answered_as_it_is_with_its_cookies_kept() {
     let mut jar = CookieStore::default();
     let req = FetchRequest {
         follow_redirects: false,
+        destination: Destination::Subresource,
         ..get(format!("{base}/hop"))
     };
     let hop = f
@@ -152,6 +190,7 @@ async fn connect_and_trace_are_refused() {
             headers: vec![],
             body: None,
             follow_redirects: true,
+            destination: Destination::Subresource,
         };
         let err = f
             .fetch(req, &mut CookieStore::default(), Duration::from_secs(5))

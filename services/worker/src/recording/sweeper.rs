@@ -2,7 +2,7 @@
 //! ended (stopped, out of time, or their session closed) and encodes them,
 //! takes over an encode whose worker died (its claim outlived the lease),
 //! keeps each session within its ready recordings' caps, and deletes expired
-//! files and rows. Claims are conditional updates, so sweepers on many
+//! files and rows (downloads' too). Claims are conditional updates, so sweepers on many
 //! workers never encode one recording twice.
 
 use std::time::Duration;
@@ -57,6 +57,9 @@ pub async fn sweep(media: &Media, worker_id: &str, expiring: bool) {
     }
     if expiring && let Err(e) = expire(media).await {
         tracing::warn!(error = %e, "could not expire recordings");
+    }
+    if expiring && let Err(e) = crate::downloads::expire(media).await {
+        tracing::warn!(error = %e, "could not expire downloads");
     }
 }
 
@@ -242,7 +245,7 @@ mod tests {
             &format!("file://{}", dir.join("objects").display()),
         )
         .unwrap();
-        (Media::new(sql.clone(), blobs), sql, tenant)
+        (Media::new(sql.clone(), sql.clone(), blobs), sql, tenant)
     }
 
     /// A ready recording of session `s1` started at `at` with a file of `size`.
@@ -309,5 +312,43 @@ mod tests {
         for id in ["c", "d", "e"] {
             assert_eq!(status(&sql, id).await, "ready", "{id}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_sweep_deletes_downloads_at_their_expiry_with_their_bytes_and_keeps_the_rest() {
+        use fleet_media::blobs::download_key;
+        use fleet_store::{DownloadRow, DownloadStore as _};
+        let (media, sql, tenant) = media().await;
+        let now = now_millis();
+        for (id, expires_at) in [("gone", now - 1), ("kept", now + 60_000)] {
+            sql.insert_download(&DownloadRow {
+                id: id.into(),
+                tenant_id: tenant.clone(),
+                session_id: "s1".into(),
+                filename: format!("{id}.bin"),
+                mime_type: "application/octet-stream".into(),
+                source_url: "http://example.test/f".into(),
+                size_bytes: 4,
+                status: "complete".into(),
+                error: None,
+                created_at: expires_at - RETENTION_MS,
+                expires_at,
+            })
+            .await
+            .unwrap();
+            media
+                .blobs
+                .put(&download_key(id), vec![1; 4])
+                .await
+                .unwrap();
+        }
+        sweep(&media, "w", true).await;
+        assert!(sql.download("gone").await.unwrap().is_none());
+        assert!(media.blobs.get(&download_key("gone")).await.is_err());
+        assert!(sql.download("kept").await.unwrap().is_some());
+        assert_eq!(
+            media.blobs.get(&download_key("kept")).await.unwrap().len(),
+            4
+        );
     }
 }

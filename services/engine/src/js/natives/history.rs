@@ -51,7 +51,24 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
                 body: body.map(String::into_bytes),
                 content_type,
                 replace,
+                download: None,
             }));
+            Ok(())
+        })
+    });
+    // An `<a download>` link: the response is saved for the session, never
+    // shown, and the page stays (`input.js` checks the link's origin).
+    def!("download", |ctx: Ctx<'js>,
+                      url: String,
+                      name: String|
+     -> Result<()> {
+        if in_frame(&ctx, "download") {
+            return Ok(());
+        }
+        with_tab(&ctx, |tab| {
+            let mut request = Request::get(url);
+            request.download = Some(name);
+            tab.pending = Some(Pending::Load(request));
             Ok(())
         })
     });

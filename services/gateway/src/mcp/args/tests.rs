@@ -177,11 +177,12 @@ fn kind_name(k: &Kind) -> &'static str {
         Kind::Find(_) => "find",
         Kind::Frames(_) => "frames",
         Kind::Recording(_) => "recording",
+        Kind::Downloads(_) => "downloads",
     }
 }
 
 /// Every action kind of `fleet.v1.Browser`.
-const KINDS: [&str; 27] = [
+const KINDS: [&str; 28] = [
     "navigate",
     "inspect",
     "evaluate",
@@ -209,6 +210,7 @@ const KINDS: [&str; 27] = [
     "find",
     "frames",
     "recording",
+    "downloads",
 ];
 
 #[test]

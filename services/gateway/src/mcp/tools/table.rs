@@ -13,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 47] = [
+pub(in crate::mcp) static TOOLS: [Spec; 49] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -579,4 +579,6 @@ pub(in crate::mcp) static TOOLS: [Spec; 47] = [
     super::recordings::STOP,
     super::recordings::STATUS,
     super::recordings::DOWNLOAD,
+    super::downloads::LIST,
+    super::downloads::READ,
 ];

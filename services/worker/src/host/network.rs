@@ -1,0 +1,88 @@
+//! The engine's `network` import for one tab: every request a page makes
+//! goes through the fetcher under the network policy with the tab's cookie
+//! jar, is logged, and a navigation the fetcher saved as a download is kept
+//! for the worker to store while the page stays where it was.
+
+use std::time::Instant;
+
+use super::{TabState, bindings};
+use crate::net::{CookieStore, Destination, FetchRequest};
+
+/// Why a download is not kept when the fleet has nowhere to put it.
+const NO_DOWNLOADS: &str =
+    "downloads are not kept: this fleet has no object store (--object-store)";
+
+/// A response a page's navigation saved as a download, not yet stored.
+#[derive(Debug)]
+pub struct PendingDownload {
+    /// Where it came from (after redirects).
+    pub source_url: String,
+    /// Its name, type and bytes.
+    pub file: crate::net::Downloaded,
+}
+
+impl bindings::fleet::engine::network::Host for TabState {
+    async fn fetch(
+        &mut self,
+        req: bindings::fleet::engine::network::Request,
+    ) -> Result<bindings::fleet::engine::network::Response, String> {
+        use bindings::fleet::engine::network::{Destination as Wit, SavedDownload};
+        let budget = self.deadline.saturating_duration_since(Instant::now());
+        let request = FetchRequest {
+            method: req.method,
+            url: req.url,
+            headers: req.headers,
+            body: req.body,
+            follow_redirects: req.follow_redirects,
+            destination: match req.destination {
+                Wit::Subresource => Destination::Subresource,
+                Wit::Document => Destination::Document,
+                Wit::Download(name) => Destination::Download(name),
+            },
+        };
+        // Without credentials the jar takes no part: a throwaway one is used.
+        let mut no_jar = CookieStore::default();
+        let jar = if req.credentials {
+            &mut self.cookies
+        } else {
+            &mut no_jar
+        };
+        let entry = self.network.start(&request.method, &request.url);
+        let resp = self.fetcher.fetch(request, jar, budget).await;
+        self.network.finish(entry, &resp);
+        let resp = resp.map_err(|e| e.0)?;
+        let download = resp.download.map(|d| {
+            let saved = SavedDownload {
+                filename: d.filename.clone(),
+                size: d.bytes.as_ref().map_or(0, |b| b.len() as u64),
+                error: match (&d.bytes, self.keep_downloads) {
+                    (Err(e), _) => Some(e.clone()),
+                    (Ok(_), false) => Some(NO_DOWNLOADS.to_owned()),
+                    (Ok(_), true) => None,
+                },
+            };
+            if self.keep_downloads {
+                self.downloads.push(PendingDownload {
+                    source_url: resp.url.clone(),
+                    file: d,
+                });
+            }
+            saved
+        });
+        Ok(bindings::fleet::engine::network::Response {
+            status: resp.status,
+            url: resp.url,
+            headers: resp.headers,
+            body: resp.body,
+            download,
+        })
+    }
+
+    async fn document_cookies(&mut self, url: String) -> String {
+        crate::net::script_cookies(&self.cookies, &url)
+    }
+
+    async fn set_document_cookie(&mut self, url: String, cookie: String) {
+        crate::net::store_script_cookie(&mut self.cookies, &url, &cookie);
+    }
+}
