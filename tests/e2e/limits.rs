@@ -219,6 +219,31 @@ async fn a_tenants_calls_in_flight_are_capped_and_a_finished_call_frees_its_plac
         .await
         .0
     });
+    // Polling before the slow call is in could take its place and have it
+    // refused instead: wait until the gateway has counted it.
+    wait_for(
+        "the slow call to be in flight",
+        Duration::from_secs(20),
+        || async {
+            let mut conn = fleet.redis.clone();
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg("limit:inflight:*")
+                .query_async(&mut conn)
+                .await
+                .unwrap();
+            let mut n = 0u64;
+            for k in keys {
+                let card: u64 = redis::cmd("ZCARD")
+                    .arg(k)
+                    .query_async(&mut conn)
+                    .await
+                    .unwrap();
+                n += card;
+            }
+            (n >= 1).then_some(())
+        },
+    )
+    .await;
     let (_, retry, body) = wait_for(
         "a second call to be refused",
         Duration::from_secs(20),
