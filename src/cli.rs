@@ -11,7 +11,8 @@ use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};
 use fleet_media::{Media, MediaConfig, Signer};
 use fleet_policy::PolicyConfig;
 use fleet_store::{
-    Routing, SessionStore, SqlStores, StoreConfig, open_limiter, open_routing, open_sql, open_store,
+    Events, Routing, SessionStore, SqlStores, StoreConfig, open_events, open_limiter, open_routing,
+    open_sql, open_store,
 };
 use fleet_worker::deletion_cost::DeletionCost;
 use fleet_worker::{Backends, Worker, WorkerConfig};
@@ -164,6 +165,13 @@ fn redis_url(store: &StoreConfig) -> anyhow::Result<&str> {
         .context("--redis-url (or FLEET_REDIS_URL) is required, e.g. redis://127.0.0.1:6379")
 }
 
+/// A fleet member's session event bus: Redis pub/sub.
+async fn open_fleet_events(config: &StoreConfig) -> anyhow::Result<Arc<dyn Events>> {
+    open_events(redis_url(config)?, &config.redis_key_prefix)
+        .await
+        .context("connecting to Redis")
+}
+
 /// The stores of a fleet member: Postgres and Redis, both required.
 async fn open_fleet_stores(config: &StoreConfig) -> anyhow::Result<(SqlStores, Arc<dyn Routing>)> {
     let store = open_sql(database_url(config)?)
@@ -282,7 +290,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let dispatcher = match recordings {
                 Some(r) => dispatcher.with_recordings(r),
                 None => dispatcher,
-            };
+            }
+            .with_events(open_fleet_events(&args.store).await?);
             let gateway = Gateway {
                 auth: Auth::keys(&dispatcher, oidc(&args.gateway)?),
                 dispatcher,
@@ -328,6 +337,7 @@ async fn worker(args: WorkerArgs) -> anyhow::Result<()> {
         routing,
         session_ttl_ms: args.store.session_ttl_ms(),
         media,
+        events: open_fleet_events(&args.store).await?,
     };
     let worker = Worker::new(
         args.worker,
@@ -396,12 +406,19 @@ async fn local_fleet(
         &store_config.redis_key_prefix,
     )
     .await?;
+    // One bus for the process's worker and gateway.
+    let events = open_events(
+        store_config.redis_url.as_deref().unwrap_or("memory:"),
+        &store_config.redis_key_prefix,
+    )
+    .await?;
     let worker_listener = bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
     let backends = Backends {
         store: store.clone(),
         routing: routing.clone(),
         session_ttl_ms: store_config.session_ttl_ms(),
         media,
+        events: events.clone(),
     };
     let policy = policy.policy();
     let worker = Worker::new(
@@ -428,7 +445,8 @@ async fn local_fleet(
     let dispatcher = match recordings {
         Some(r) => dispatcher.with_recordings(r),
         None => dispatcher,
-    };
+    }
+    .with_events(events);
     Ok((
         Local {
             store,

@@ -25,7 +25,7 @@ fn pdf() -> Vec<u8> {
 }
 
 /// A loopback site: a page of links and the files they lead to.
-async fn site() -> String {
+pub(crate) async fn site() -> String {
     use axum::extract::Path;
     use axum::response::Html;
     use axum::routing::get;
@@ -36,8 +36,16 @@ async fn site() -> String {
                 Html(
                     "<title>files</title><a id=pdf href=/files/report.pdf>report</a> \
                      <a id=csv href=/export>export</a> \
-                     <a id=notes href=/notes.txt download='my notes.txt'>notes</a>",
+                     <a id=notes href=/notes.txt download='my notes.txt'>notes</a> \
+                     <button id=ask onclick=\"alert('hello')\">ask</button> \
+                     <a id=next href=/about>next</a>",
                 )
+            }),
+        )
+        .route(
+            "/about",
+            get(|| async {
+                Html("<title>about</title><script>console.log('about loaded')</script>")
             }),
         )
         .route(

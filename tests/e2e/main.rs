@@ -50,5 +50,6 @@ mod storage;
 mod traces;
 mod ts_client;
 mod typing;
+mod watch;
 mod web_search;
 mod workers;

@@ -13,6 +13,7 @@ mod forward;
 mod http;
 mod placement;
 mod sessions;
+mod watch;
 
 pub(crate) use answers::store_fail;
 
@@ -55,6 +56,8 @@ pub struct Dispatcher {
     recordings: Option<Arc<crate::recordings::Recordings>>,
     /// Downloaded files' lists, reads and links; `None` without an object store.
     downloads: Option<Arc<crate::downloads::Downloads>>,
+    /// Sessions' events, for `Browser.Watch`.
+    events: Arc<dyn fleet_store::Events>,
 }
 
 impl Dispatcher {
@@ -80,7 +83,14 @@ impl Dispatcher {
             search: Arc::new(crate::search::SearchConfig::default()),
             recordings: None,
             downloads: None,
+            events: Arc::new(fleet_store::MemoryEvents::default()),
         }
+    }
+
+    /// Streams sessions' events from `events` (the workers publish there).
+    pub fn with_events(mut self, events: Arc<dyn fleet_store::Events>) -> Self {
+        self.events = events;
+        self
     }
 
     /// Answers recordings' status and downloads from `recordings`, and

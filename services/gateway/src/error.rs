@@ -15,6 +15,9 @@ pub enum GatewayError {
     /// The input broke a rule; the message names the field and the limit.
     #[error("{0}")]
     Invalid(String),
+    /// The session does not exist for this tenant (or is another's).
+    #[error("{0}")]
+    NotFound(String),
     /// No usable API key.
     #[error("unauthorized: {0}")]
     Unauthorized(&'static str),
@@ -42,6 +45,7 @@ impl GatewayError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Invalid(_) => ErrorCode::InvalidArgument,
+            Self::NotFound(_) => ErrorCode::SessionNotFound,
             Self::Unavailable(_) => ErrorCode::Unavailable,
             Self::Limited { .. } => ErrorCode::ResourceExhausted,
             Self::Store(e) if e.is_outage() => ErrorCode::Unavailable,
@@ -62,6 +66,7 @@ impl GatewayError {
     pub fn to_status(&self) -> tonic::Status {
         match self {
             Self::Invalid(m) => tonic::Status::invalid_argument(m.clone()),
+            Self::NotFound(m) => tonic::Status::not_found(m.clone()),
             Self::Unauthorized(m) => tonic::Status::unauthenticated(*m),
             Self::Limited { message, .. } => {
                 let mut status = tonic::Status::resource_exhausted(message.clone());

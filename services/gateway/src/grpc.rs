@@ -1,11 +1,14 @@
 //! The gRPC face of the gateway: `fleet.v1.Browser`, the typed twin of the MCP
 //! tools, over the same [`Dispatcher`].
 
+use std::pin::Pin;
+
 use fleet_proto::v1::{
-    ExecuteRequest, ExecuteResponse, ListSessionsRequest, ListSessionsResponse,
-    browser_server::Browser,
+    ExecuteRequest, ExecuteResponse, ListSessionsRequest, ListSessionsResponse, SessionEvent,
+    WatchRequest, browser_server::Browser,
 };
 use fleet_store::Tenant;
+use futures::{Stream, StreamExt as _};
 use tonic::{Request, Response, Status};
 
 use crate::dispatch::Dispatcher;
@@ -32,8 +35,26 @@ fn tenant<T>(request: &Request<T>) -> Result<Tenant, Status> {
         .ok_or_else(|| Status::unauthenticated("an API key is required"))
 }
 
+/// `Watch`'s stream as tonic serves it.
+type WatchStream = Pin<Box<dyn Stream<Item = Result<SessionEvent, Status>> + Send>>;
+
 #[tonic::async_trait]
 impl Browser for BrowserService {
+    type WatchStream = WatchStream;
+
+    async fn watch(
+        &self,
+        request: Request<WatchRequest>,
+    ) -> Result<Response<Self::WatchStream>, Status> {
+        let tenant = tenant(&request)?;
+        let events = self
+            .dispatcher
+            .watch(&tenant, &request.into_inner().session_id)
+            .await
+            .map_err(|e| e.to_status())?;
+        Ok(Response::new(Box::pin(events.map(Ok))))
+    }
+
     async fn execute(
         &self,
         request: Request<ExecuteRequest>,

@@ -9,6 +9,7 @@
 mod config;
 mod downloads;
 mod error;
+mod events;
 mod guard;
 mod key_admin;
 mod keys;
@@ -28,6 +29,7 @@ mod tenant_limits;
 pub use config::StoreConfig;
 pub use downloads::{DownloadRow, DownloadStore, GuardedDownloads};
 pub use error::StoreError;
+pub use events::{EventStream, Events, MemoryEvents};
 pub use guard::{Breaker, GuardedLimiter, GuardedRouting, GuardedStore, PROBE_INTERVAL, Probe};
 pub use key_admin::{KeyInfo, KeyStatus};
 pub use keys::{KEY_MARKER, KEY_PREFIX_CHARS, generate_key, hash_key, key_prefix};
@@ -91,6 +93,16 @@ pub async fn open_routing(url: &str, key_prefix: &str) -> Result<Arc<dyn Routing
     } else {
         let redis = RedisRouting::connect(url, key_prefix).await?;
         Ok(Arc::new(GuardedRouting::new(Arc::new(redis), "redis")))
+    }
+}
+
+/// Opens the session event bus: Redis pub/sub for a fleet (channels under
+/// `key_prefix`), in-process for one process (the caller shares that one).
+pub async fn open_events(url: &str, key_prefix: &str) -> Result<Arc<dyn Events>, StoreError> {
+    if url == "memory:" || url.is_empty() {
+        Ok(Arc::new(MemoryEvents::default()))
+    } else {
+        Ok(Arc::new(RedisRouting::connect(url, key_prefix).await?))
     }
 }
 

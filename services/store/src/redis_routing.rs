@@ -35,6 +35,8 @@ return 0
 #[derive(Clone)]
 pub struct RedisRouting {
     pub(crate) conn: ConnectionManager,
+    /// For the connections a subscription needs (`events.rs`).
+    pub(crate) client: redis::Client,
     claim: redis::Script,
     release: redis::Script,
     pub(crate) take: redis::Script,
@@ -79,6 +81,7 @@ impl RedisRouting {
         let conn = client.get_connection_manager_with_config(config).await?;
         Ok(Self {
             conn,
+            client,
             claim: redis::Script::new(CLAIM),
             release: redis::Script::new(RELEASE),
             take: redis::Script::new(crate::redis_limiter::TAKE),

@@ -31,7 +31,7 @@ pub(crate) fn page_of(output: &ActionOutput) -> Option<(String, String)> {
 }
 
 /// The page an action's output carries, if any.
-fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
+pub(crate) fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
     Some(match output.kind.as_ref()? {
         action_output::Kind::Page(p) => p,
         action_output::Kind::Evaluate(e) => e.page.as_ref()?,

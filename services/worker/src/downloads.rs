@@ -33,19 +33,25 @@ pub(crate) fn capability(media: Option<&Media>) -> pb::Capability {
     }
 }
 
-/// Stores the downloads the action's pages made. A store failure is logged
-/// and told to the tab's console: the action itself went through.
-pub(crate) async fn store_pending(media: Option<&Media>, req: &pb::RunRequest, tab: &mut Tab) {
+/// Stores the downloads the action's pages made; returns the rows kept. A
+/// store failure is logged and told to the tab's console: the action itself
+/// went through.
+pub(crate) async fn store_pending(
+    media: Option<&Media>,
+    req: &pb::RunRequest,
+    tab: &mut Tab,
+) -> Vec<DownloadRow> {
     let pending = tab.take_downloads();
+    let mut kept = Vec::new();
     let Some(media) = media.filter(|_| !pending.is_empty()) else {
-        return;
+        return kept;
     };
     let existing = match media.downloads.session_downloads(&req.session_id).await {
         Ok(rows) => rows,
         Err(e) => {
             tracing::warn!(session = %req.session_id, error = %e, "could not read the session's downloads");
             warn(tab, "downloads were not kept: storage is unavailable");
-            return;
+            return kept;
         }
     };
     let mut files = existing.len() as u64;
@@ -74,6 +80,7 @@ pub(crate) async fn store_pending(media: Option<&Media>, req: &pb::RunRequest, t
                 bytes += row.size_bytes;
                 fleet_telemetry::counter!("fleet_downloads_total", "status" => row.status.clone())
                     .increment(1);
+                kept.push(row);
             }
             Err(e) => {
                 tracing::warn!(download = %row.id, error = %e, "could not record a download");
@@ -92,6 +99,7 @@ pub(crate) async fn store_pending(media: Option<&Media>, req: &pb::RunRequest, t
             }
         }
     }
+    kept
 }
 
 /// Writes one download's bytes (unless it failed or would pass the

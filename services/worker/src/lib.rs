@@ -13,6 +13,7 @@ pub mod convert;
 pub mod cookies;
 pub mod deletion_cost;
 pub mod downloads;
+pub mod events;
 pub mod failure;
 pub mod host;
 pub mod http_tool;
@@ -53,6 +54,8 @@ pub struct Backends {
     /// Recordings' and downloads' rows and bytes; `None` when no object
     /// store is set.
     pub media: Option<recording::Media>,
+    /// Where sessions' events are published (`Browser.Watch`).
+    pub events: Arc<dyn fleet_store::Events>,
 }
 
 /// A worker ready to serve: the engine is compiled and loaded.

@@ -35,6 +35,8 @@ struct Slot {
     tab: Option<Tab>,
     /// The session's recording this worker captures, if one runs.
     recording: Option<Capture>,
+    /// The document the session showed after its last action (events).
+    last_url: String,
     epoch: u64,
     last_used: Instant,
     /// Set when the slot left the map (evicted, drained): a caller that was
@@ -64,6 +66,7 @@ struct Inner {
     load_changed: tokio::sync::Notify,
     /// Recordings' rows and bytes; `None` without an object store.
     media: Option<Media>,
+    events: crate::events::Publisher,
 }
 
 impl Sessions {
@@ -94,6 +97,7 @@ impl Sessions {
                 backlog: Backlog::new(backlog_bytes),
                 load_changed: tokio::sync::Notify::new(),
                 media: backends.media.clone(),
+                events: crate::events::Publisher::new(backends.events.clone()),
             }),
         }
     }
@@ -134,6 +138,7 @@ impl Sessions {
         let slot = Arc::new(tokio::sync::Mutex::new(Slot {
             tab: None,
             recording: None,
+            last_url: String::new(),
             epoch: 0,
             last_used: Instant::now(),
             gone: false,
@@ -244,7 +249,9 @@ impl Sessions {
                 with_capabilities(out, entries)
             }
         };
-        downloads::store_pending(media, &req, tab).await;
+        let saved = downloads::store_pending(media, &req, tab).await;
+        let events = &self.inner.events;
+        events.after_action(&req.session_id, &mut s.last_url, &result, &saved);
         fleet_telemetry::histogram!("fleet_worker_engine_seconds")
             .record(started.elapsed().as_secs_f64());
         // Checkpoint whatever the outcome, unless the instance is gone: a failed

@@ -13,7 +13,7 @@ pub async fn grpc(
 ) -> BrowserClient<
     tonic::service::interceptor::InterceptedService<
         tonic::transport::Channel,
-        impl tonic::service::Interceptor,
+        impl tonic::service::Interceptor + use<>,
     >,
 > {
     let channel = tonic::transport::Channel::from_shared(fleet.gateway.clone())

@@ -214,6 +214,7 @@ impl Dispatcher {
             recordings.session_closed(id).await;
         }
         self.routing.forget(id).await.map_err(store_fail)?;
+        self.publish_closed(id).await;
         Ok(ActionOutput {
             kind: Some(action_output::Kind::Closed(pb::Closed { closed: true })),
         })

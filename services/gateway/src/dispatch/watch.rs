@@ -1,0 +1,58 @@
+//! `Browser.Watch`: a session's events from the bus, for its own tenant only.
+//! The close publishes the last event here (the gateway answers closes); a
+//! watcher's stream ends after it.
+
+use std::pin::Pin;
+
+use fleet_proto::v1::{self as pb, session_event::Kind};
+use fleet_store::{Tenant, now_millis};
+use futures::{Stream, StreamExt as _};
+use prost::Message as _;
+
+use super::Dispatcher;
+use crate::error::GatewayError;
+
+/// A watcher's stream of events.
+pub type EventStream = Pin<Box<dyn Stream<Item = pb::SessionEvent> + Send>>;
+
+impl Dispatcher {
+    /// The events of the tenant's session `id` from now on.
+    pub async fn watch(&self, tenant: &Tenant, id: &str) -> Result<EventStream, GatewayError> {
+        if id.is_empty() {
+            return Err(GatewayError::Invalid(
+                "session_id is required: it names the session to watch".into(),
+            ));
+        }
+        // Subscribed before the check, so nothing between the two is missed.
+        let events = self.events.subscribe(id).await?;
+        let row = self.store.session(id).await?;
+        // Another tenant's session looks like a missing one.
+        if !row.is_some_and(|r| r.tenant_id == tenant.id && !r.expired(now_millis())) {
+            return Err(GatewayError::NotFound(format!(
+                "session {id} was not found"
+            )));
+        }
+        let events = events
+            .filter_map(|bytes| async move { pb::SessionEvent::decode(bytes.as_slice()).ok() });
+        // The close is the last event: the stream ends right after it.
+        let stream = futures::stream::unfold(Some(Box::pin(events)), |state| async move {
+            let mut events = state?;
+            let event = events.next().await?;
+            let closed = matches!(event.kind, Some(Kind::Closed(_)));
+            Some((event, (!closed).then_some(events)))
+        });
+        Ok(Box::pin(stream))
+    }
+
+    /// Tells the session's watchers it was closed.
+    pub(super) async fn publish_closed(&self, id: &str) {
+        let event = pb::SessionEvent {
+            session_id: id.to_owned(),
+            at_ms: now_millis(),
+            kind: Some(Kind::Closed(pb::ClosedEvent {})),
+        };
+        if let Err(e) = self.events.publish(id, event.encode_to_vec()).await {
+            tracing::debug!(session = %id, error = %e, "the close event was not published");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The events a session's actions cause, published for `Browser.Watch`:
+//! after each action the worker compares what it saw with what it knew and
+//! publishes, in this order, a navigation (the tab shows another document),
+//! the dialogs and console messages the action's page produced, the files
+//! it downloaded, and a recording's new state. One task per process
+//! publishes them in the order they were made; a full queue or an
+//! unreachable bus drops events (watching is best effort), never slows an
+//! action.
+
+use std::sync::Arc;
+
+use fleet_proto::v1::{self as pb, ActionOutput, action_output, session_event::Kind};
+use fleet_store::{DownloadRow, Events, now_millis};
+use prost::Message as _;
+use tokio::sync::mpsc;
+
+use crate::failure::Failure;
+
+/// Events waiting to be published before new ones are dropped.
+const QUEUE: usize = 4096;
+
+/// This process's publisher.
+#[derive(Clone)]
+pub struct Publisher {
+    tx: mpsc::Sender<(String, Vec<u8>)>,
+}
+
+impl Publisher {
+    /// Publishes to `events` from a task of its own.
+    pub fn new(events: Arc<dyn Events>) -> Self {
+        let (tx, mut rx) = mpsc::channel::<(String, Vec<u8>)>(QUEUE);
+        tokio::spawn(async move {
+            while let Some((session, event)) = rx.recv().await {
+                if let Err(e) = events.publish(&session, event).await {
+                    tracing::debug!(session = %session, error = %e, "a session event was not published");
+                }
+            }
+        });
+        Self { tx }
+    }
+
+    fn send(&self, session_id: &str, kind: Kind) {
+        let event = pb::SessionEvent {
+            session_id: session_id.to_owned(),
+            at_ms: now_millis(),
+            kind: Some(kind),
+        };
+        if self
+            .tx
+            .try_send((session_id.to_owned(), event.encode_to_vec()))
+            .is_err()
+        {
+            fleet_telemetry::counter!("fleet_worker_events_dropped_total").increment(1);
+        }
+    }
+
+    /// Publishes what one action of `session_id` caused; `last_url` is the
+    /// document the session showed before it, and becomes the one after.
+    pub(crate) fn after_action(
+        &self,
+        session_id: &str,
+        last_url: &mut String,
+        result: &Result<ActionOutput, Failure>,
+        downloads: &[DownloadRow],
+    ) {
+        let Ok(out) = result else {
+            return;
+        };
+        if let Some(page) = crate::actions::page_ref(out) {
+            if page.url != *last_url {
+                last_url.clone_from(&page.url);
+                self.send(
+                    session_id,
+                    Kind::Navigated(pb::NavigatedEvent {
+                        url: page.url.clone(),
+                        title: page.title.clone(),
+                    }),
+                );
+            }
+            for dialog in &page.dialogs {
+                self.send(session_id, Kind::Dialog(dialog.clone()));
+            }
+            for entry in &page.console {
+                self.send(session_id, Kind::Console(entry.clone()));
+            }
+        }
+        for row in downloads {
+            self.send(session_id, Kind::Download(fleet_media::download_info(row)));
+        }
+        if let Some(action_output::Kind::Recording(r)) = &out.kind {
+            self.send(
+                session_id,
+                Kind::Recording(pb::RecordingEvent {
+                    recording_id: r.recording_id.clone(),
+                    status: r.status.clone(),
+                }),
+            );
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! `Browser.Watch` end to end: a gRPC client watches a session while an MCP
+//! client acts on it; navigations, console messages, dialogs, downloads,
+//! recordings' state and the close arrive in order, across a worker's death
+//! (the session moves, the stream goes on), and the stream ends with the
+//! close. Another tenant and a bad request are refused.
+
+use std::time::Duration;
+
+use fleet_proto::v1::{self as pb, session_event::Kind};
+use serde_json::json;
+
+use crate::harness::{Fleet, act, open};
+
+/// The next event, which must come within a few seconds.
+async fn next(stream: &mut tonic::Streaming<pb::SessionEvent>) -> Kind {
+    tokio::time::timeout(Duration::from_secs(10), stream.message())
+        .await
+        .expect("an event in time")
+        .expect("no error")
+        .expect("the stream goes on")
+        .kind
+        .expect("an event says what happened")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_closes() {
+    let dir = std::env::temp_dir().join(format!("fleet-watch-{}", uuid::Uuid::new_v4()));
+    let store = format!("file://{}", dir.display());
+    let mut fleet = Fleet::start_env(2, &[("FLEET_OBJECT_STORE", store.as_str())]).await;
+    let base = crate::downloads::site().await;
+    let client = fleet.client("acme").await;
+    let (session, _) = open(&client, &format!("{base}/page")).await;
+    let key = fleet.key("acme").await;
+    let mut browser = crate::harness::grpc(&fleet, &key).await;
+    let mut events = browser
+        .watch(pb::WatchRequest {
+            session_id: session.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+
+    // A dialog, a download (the page stays), a navigation and its console.
+    act(
+        &client,
+        "servo_click",
+        &session,
+        json!({"selector": "#ask"}),
+    )
+    .await;
+    match next(&mut events).await {
+        Kind::Dialog(d) => assert_eq!((d.kind.as_str(), d.message.as_str()), ("alert", "hello")),
+        other => panic!("not the dialog: {other:?}"),
+    }
+    act(
+        &client,
+        "servo_click",
+        &session,
+        json!({"selector": "#pdf"}),
+    )
+    .await;
+    match next(&mut events).await {
+        Kind::Console(c) => assert!(c.text.contains("download saved: report.pdf"), "{c:?}"),
+        other => panic!("not the download's console line: {other:?}"),
+    }
+    match next(&mut events).await {
+        Kind::Download(d) => {
+            assert_eq!(
+                (d.filename.as_str(), d.status.as_str()),
+                ("report.pdf", "complete")
+            );
+            assert_eq!(d.session_id, session);
+        }
+        other => panic!("not the download: {other:?}"),
+    }
+    act(
+        &client,
+        "servo_click",
+        &session,
+        json!({"selector": "#next"}),
+    )
+    .await;
+    match next(&mut events).await {
+        Kind::Navigated(n) => {
+            assert_eq!(
+                (n.url, n.title),
+                (format!("{base}/about"), "about".to_owned())
+            )
+        }
+        other => panic!("not the navigation: {other:?}"),
+    }
+    match next(&mut events).await {
+        Kind::Console(c) => assert_eq!(c.text, "about loaded"),
+        other => panic!("not the new page's console: {other:?}"),
+    }
+
+    // The worker holding the session dies; the next action restores it on
+    // the other one, and its events reach the same stream.
+    let (owner, _) = fleet.route(&session).await;
+    let index: usize = owner.trim_start_matches("worker-").parse().unwrap();
+    fleet.workers[index].1.child.start_kill().unwrap();
+    fleet.workers[index].1.child.wait().await.unwrap();
+    let rec = act(&client, "servo_recording_start", &session, json!({})).await;
+    assert_eq!(rec["ok"], true, "{rec:#}");
+    assert_ne!(fleet.route(&session).await.0, owner);
+    let id = rec["response"]["recordingId"].as_str().unwrap().to_owned();
+    match next(&mut events).await {
+        Kind::Recording(r) => assert_eq!(
+            (r.recording_id.as_str(), r.status.as_str()),
+            (id.as_str(), "recording")
+        ),
+        other => panic!("not the recording: {other:?}"),
+    }
+    act(
+        &client,
+        "servo_recording_stop",
+        &session,
+        json!({"recordingId": id}),
+    )
+    .await;
+    match next(&mut events).await {
+        Kind::Recording(r) => assert_ne!(r.status, "recording", "{r:?}"),
+        other => panic!("not the stop: {other:?}"),
+    }
+
+    // The close is the last event, and the stream ends.
+    act(&client, "servo_session_close", &session, json!({})).await;
+    assert!(matches!(next(&mut events).await, Kind::Closed(_)));
+    let end = tokio::time::timeout(Duration::from_secs(10), events.message()).await;
+    assert!(matches!(end, Ok(Ok(None))), "{end:?}");
+
+    // Someone else's session, a closed one and none at all are refused.
+    let (theirs, _) = open(&client, &format!("{base}/page")).await;
+    let other_key = fleet.key("umbrella").await;
+    let mut other = crate::harness::grpc(&fleet, &other_key).await;
+    let refused = other
+        .watch(pb::WatchRequest { session_id: theirs })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::NotFound, "{refused:?}");
+    let closed = browser
+        .watch(pb::WatchRequest {
+            session_id: session,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(closed.code(), tonic::Code::NotFound, "{closed:?}");
+    let none = browser
+        .watch(pb::WatchRequest {
+            session_id: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(none.code(), tonic::Code::InvalidArgument, "{none:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
