@@ -43,7 +43,7 @@ goldens: deps tests/corpus/vendor/node_modules
 # Besides the Rust tests (the engine's unit tests among them): the chart checks (lint, strict validation, policies,
 # the Dockerfile) and, with the binary the tests use, the image's prebuilt target
 # built by Debian's buildah on a debootstrap base (scripts/image.sh check).
-test: deps services k8s-check realworld-pages tests/clients/ts/node_modules tests/clients/python/venv tests/clients/s3/venv tests/clients/conformance/node_modules tests/corpus/vendor/node_modules
+test: deps services k8s-check realworld-pages tests/clients/ts/node_modules tests/clients/python/venv tests/clients/grpc/venv tests/clients/s3/venv tests/clients/conformance/node_modules tests/corpus/vendor/node_modules
 	cargo test --no-run
 	./scripts/image.sh check $(CARGO_TARGET_DIR)/debug/servo-fleet
 	$(MAKE) engine-unit-tests
@@ -91,6 +91,14 @@ tests/clients/conformance/node_modules: tests/clients/conformance/package-lock.j
 
 # The official MCP Python SDK, for the test that drives `servo-fleet stdio` with it.
 tests/clients/python/venv: tests/clients/python/requirements.txt
+	rm -rf $@
+	python3 -m venv $@
+	$@/bin/pip install --quiet --no-deps --require-hashes -r $<
+	touch $@
+
+# grpcio and grpcio-tools, for the test that watches a session from Python
+# with stubs it generates from proto/fleet/v1.
+tests/clients/grpc/venv: tests/clients/grpc/requirements.txt
 	rm -rf $@
 	python3 -m venv $@
 	$@/bin/pip install --quiet --no-deps --require-hashes -r $<

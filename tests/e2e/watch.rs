@@ -154,3 +154,61 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
     assert_eq!(none.code(), tonic::Code::InvalidArgument, "{none:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_python_grpcio_client_watches_a_session_with_stubs_from_the_proto() {
+    use tokio::io::AsyncBufReadExt as _;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join("tests/clients/grpc/venv/bin/python");
+    assert!(
+        python.exists(),
+        "grpcio is not installed in {}: run `make test` (it makes the venv)",
+        python.display()
+    );
+    let fleet = Fleet::start(1).await;
+    let base = crate::downloads::site().await;
+    let client = fleet.client("acme").await;
+    let (session, _) = open(&client, &format!("{base}/page")).await;
+    let key = fleet.key("acme").await;
+    let target = fleet.gateway.trim_start_matches("http://").to_owned();
+    let mut child = tokio::process::Command::new(&python)
+        .arg(root.join("tests/clients/grpc/watch.py"))
+        .arg(root.join("proto"))
+        .arg(&target)
+        .arg(&key)
+        .arg(&session)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("the Python client to start watching")
+        .unwrap();
+    assert_eq!(first.as_deref(), Some("watching"));
+
+    act(
+        &client,
+        "servo_click",
+        &session,
+        json!({"selector": "#next"}),
+    )
+    .await;
+    act(&client, "servo_session_close", &session, json!({})).await;
+    let mut seen = Vec::new();
+    while let Some(line) = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("the stream to go on until the close")
+        .unwrap()
+    {
+        seen.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    let status = child.wait().await.unwrap();
+    assert!(status.success(), "the Python client failed: {status}");
+    let kinds: Vec<&str> = seen.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["navigated", "console", "closed"], "{seen:#?}");
+    assert_eq!(seen[0]["url"], format!("{base}/about"));
+    assert_eq!(seen[1]["text"], "about loaded");
+    assert!(seen.iter().all(|e| e["session"] == session.as_str()));
+}
