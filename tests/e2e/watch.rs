@@ -119,8 +119,13 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
     )
     .await;
     match next(&mut events).await {
-        Kind::Recording(r) => assert_ne!(r.status, "recording", "{r:?}"),
+        Kind::Recording(r) => assert_eq!(r.status, "encoding", "{r:?}"),
         other => panic!("not the stop: {other:?}"),
+    }
+    // The encode ends outside any action; its outcome is an event too.
+    match next(&mut events).await {
+        Kind::Recording(r) => assert_eq!((r.recording_id, r.status), (id.clone(), "ready".into())),
+        other => panic!("not the encode's end: {other:?}"),
     }
 
     // The close is the last event, and the stream ends.

@@ -54,6 +54,18 @@ impl Publisher {
         }
     }
 
+    /// Publishes a recording's new state outside an action (the sweeper's
+    /// encode made it `ready` or `failed`).
+    pub(crate) fn recording(&self, session_id: &str, recording_id: &str, status: &str) {
+        self.send(
+            session_id,
+            Kind::Recording(pb::RecordingEvent {
+                recording_id: recording_id.to_owned(),
+                status: status.to_owned(),
+            }),
+        );
+    }
+
     /// Publishes what one action of `session_id` caused; `last_url` is the
     /// document the session showed before it, and becomes the one after.
     pub(crate) fn after_action(

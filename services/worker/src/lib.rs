@@ -251,6 +251,7 @@ pub async fn run(
         tokio::spawn(recording::sweeper::run(
             media,
             worker.sessions.worker_id().to_owned(),
+            events::Publisher::new(worker.backends.events.clone()),
             stopped.clone(),
         ))
     });

@@ -23,6 +23,7 @@ use fleet_store::{NewRecording, RecordingRow, StoreError, now_millis};
 use sha2::{Digest as _, Sha256};
 use tokio::task::JoinHandle;
 
+use crate::events::Publisher;
 use crate::failure::{Failure, store_failure};
 use crate::host::Tab;
 
@@ -161,7 +162,7 @@ pub(crate) async fn capture_after(
 /// session's recording in progress here, if any.
 pub(crate) async fn run(
     media: Option<&Media>,
-    worker_id: &str,
+    (worker_id, events): (&str, &Publisher),
     req: &pb::RunRequest,
     action: pb::Recording,
     tab: &mut Tab,
@@ -174,7 +175,7 @@ pub(crate) async fn run(
         )
     })?;
     let media = media.ok_or_else(unavailable)?;
-    let result = run_op(media, worker_id, req, op, tab, capture).await?;
+    let result = run_op(media, (worker_id, events), req, op, tab, capture).await?;
     Ok(pb::ActionOutput {
         kind: Some(pb::action_output::Kind::Recording(result)),
     })
@@ -182,7 +183,7 @@ pub(crate) async fn run(
 
 async fn run_op(
     media: &Media,
-    worker_id: &str,
+    (worker_id, events): (&str, &Publisher),
     req: &pb::RunRequest,
     op: pb::recording::Op,
     tab: &mut Tab,
@@ -250,7 +251,8 @@ async fn run_op(
             match stopped {
                 Some(row) => {
                     let (m, w, r) = (media.clone(), worker_id.to_owned(), row.clone());
-                    tokio::spawn(async move { sweeper::encode(&m, &w, r).await });
+                    let e = events.clone();
+                    tokio::spawn(async move { sweeper::encode(&m, &w, &e, r).await });
                     Ok(result(&row))
                 }
                 // Not recording: stopped already (the answer is its state

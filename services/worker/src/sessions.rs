@@ -239,7 +239,8 @@ impl Sessions {
         let media = self.inner.media.as_ref();
         let result = match kind {
             pb::action::Kind::Recording(r) => {
-                recording::run(media, &self.inner.worker_id, &req, r, tab, &mut s.recording).await
+                let who = (self.inner.worker_id.as_str(), &self.inner.events);
+                recording::run(media, who, &req, r, tab, &mut s.recording).await
             }
             kind => {
                 let out = execute(tab, kind, budget)

@@ -14,6 +14,7 @@ use fleet_store::{Encoded, RecordingRow, now_millis};
 use tokio_util::sync::CancellationToken;
 
 use super::Media;
+use crate::events::Publisher;
 
 /// How often the sweeper looks.
 pub const EVERY: Duration = Duration::from_secs(1);
@@ -27,21 +28,21 @@ const ENCODE_LEASE_MS: i64 = 2 * 60 * 1000;
 /// queries a second per worker.
 const EXPIRE_EVERY_PASSES: u32 = 60;
 
-/// Sweeps until `stop`.
-pub async fn run(media: Media, worker_id: String, stop: CancellationToken) {
+/// Sweeps until `stop`, telling `events` when a recording is ready or failed.
+pub async fn run(media: Media, worker_id: String, events: Publisher, stop: CancellationToken) {
     let mut pass = 0u32;
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
             () = tokio::time::sleep(EVERY) => {}
         }
-        sweep(&media, &worker_id, pass == 0).await;
+        sweep(&media, &worker_id, &events, pass == 0).await;
         pass = (pass + 1) % EXPIRE_EVERY_PASSES;
     }
 }
 
 /// One pass: claim and encode, then (when `expiring`) expire.
-pub async fn sweep(media: &Media, worker_id: &str, expiring: bool) {
+pub async fn sweep(media: &Media, worker_id: &str, events: &Publisher, expiring: bool) {
     match media
         .recordings
         .claim_due(worker_id, now_millis(), ENCODE_LEASE_MS)
@@ -49,7 +50,7 @@ pub async fn sweep(media: &Media, worker_id: &str, expiring: bool) {
     {
         Ok(claimed) => {
             for row in claimed {
-                encode(media, worker_id, row).await;
+                encode(media, worker_id, events, row).await;
             }
         }
         Err(e) if e.is_outage() => return,
@@ -65,13 +66,14 @@ pub async fn sweep(media: &Media, worker_id: &str, expiring: bool) {
 
 /// Encodes a recording this worker claimed, stores the file and marks it
 /// ready (or failed, with the reason), then applies its session's caps.
-pub async fn encode(media: &Media, worker_id: &str, row: RecordingRow) {
+pub async fn encode(media: &Media, worker_id: &str, events: &Publisher, row: RecordingRow) {
     let Ok(_one_at_a_time) = media.encode_permit().await else {
         return;
     };
     let started = std::time::Instant::now();
     let outcome = encode_row(media, &row).await;
     let now = now_millis();
+    let status = if outcome.is_ok() { "ready" } else { "failed" };
     let marked = match outcome {
         Ok((video, size)) => {
             fleet_telemetry::histogram!("fleet_recording_encode_seconds")
@@ -108,6 +110,7 @@ pub async fn encode(media: &Media, worker_id: &str, row: RecordingRow) {
     };
     match marked {
         Ok(true) => {
+            events.recording(&row.session_id, &row.id, status);
             if let Err(e) = media.blobs.delete_prefix(&frames_prefix(&row.id)).await {
                 tracing::warn!(recording = %row.id, error = %e, "could not delete a recording's frames");
             }
@@ -342,7 +345,8 @@ mod tests {
                 .await
                 .unwrap();
         }
-        sweep(&media, "w", true).await;
+        let events = Publisher::new(Arc::new(fleet_store::MemoryEvents::default()));
+        sweep(&media, "w", &events, true).await;
         assert!(sql.download("gone").await.unwrap().is_none());
         assert!(media.blobs.get(&download_key("gone")).await.is_err());
         assert!(sql.download("kept").await.unwrap().is_some());
