@@ -197,11 +197,35 @@ fn print(result: &Value, output: Output) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One line about a response: the file a screenshot went to, the value of
-/// an evaluation, or the page's URL and title.
+/// One line about a response: the file a screenshot went to, a session's
+/// downloads or the bytes a read returned, the value of an evaluation, or the
+/// page's URL and title.
 fn summary(response: &Value) -> String {
     if let Some(file) = response["file"].as_str() {
         return file.to_owned();
+    }
+    if let Some(files) = response["downloads"].as_array() {
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} ({} B, {})",
+                    text(&f["filename"]),
+                    f["sizeBytes"],
+                    text(&f["status"])
+                )
+            })
+            .collect();
+        return format!("{} files: {}", files.len(), names.join(", "));
+    }
+    if response["encoding"].is_string() && response.get("content").is_some() {
+        return format!(
+            "bytes {}+{} of {} as {}",
+            response["offset"],
+            response["length"],
+            response["totalBytes"],
+            text(&response["encoding"])
+        );
     }
     if let Some(value) = response.get("value") {
         return value.to_string();

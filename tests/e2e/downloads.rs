@@ -377,6 +377,28 @@ async fn a_clicked_attachment_is_saved_listed_read_and_served_while_the_page_sta
         ("notes", "text", true)
     );
 
+    // The CLI's short table names the files.
+    let (ok, out, err) = crate::harness::run_cli_env(
+        &[
+            "call",
+            "servo_downloads",
+            "--json",
+            &format!(r#"{{"sessionID": "{session}"}}"#),
+            "--output",
+            "table",
+        ],
+        &[
+            ("FLEET_GATEWAY_URL", &fleet.gateway),
+            ("FLEET_API_KEY", &mine),
+        ],
+    )
+    .await;
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("3 files: report.pdf (4009 B, complete), € rates.csv"),
+        "{out}"
+    );
+
     // The capability report says so; the files outlive the session's close.
     let (out, _) = call(
         &client,

@@ -70,6 +70,11 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
                 ("report.pdf", "complete")
             );
             assert_eq!(d.session_id, session);
+            // The gateway signs its link, as servo_downloads does.
+            let url = d.download_url.expect("a signed link");
+            let got = reqwest::get(&url).await.unwrap();
+            assert_eq!(got.status(), 200, "{url}");
+            assert_eq!(got.bytes().await.unwrap().len(), 4009);
         }
         other => panic!("not the download: {other:?}"),
     }

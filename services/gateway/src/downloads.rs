@@ -63,13 +63,25 @@ impl Downloads {
     fn info(&self, row: &DownloadRow) -> pb::DownloadInfo {
         let mut info = download_info(row);
         if row.status == "complete" {
-            let token = self.signer.token(&signed_id(&row.id), row.expires_at);
-            info.download_url = Some(format!(
-                "{}/downloads/{}?token={token}",
-                self.public_url, row.id
-            ));
+            info.download_url = Some(self.link(&row.id, row.expires_at));
         }
         info
+    }
+
+    /// The signed link to download `id` until `expires_at` (Unix ms).
+    fn link(&self, id: &str, expires_at: i64) -> String {
+        let token = self.signer.token(&signed_id(id), expires_at);
+        format!("{}/downloads/{id}?token={token}", self.public_url)
+    }
+
+    /// Adds the signed link to a download a worker announced (a watcher
+    /// gets it as `servo_downloads` would give it).
+    pub(crate) fn sign(&self, info: &mut pb::DownloadInfo) {
+        let expires =
+            chrono::DateTime::parse_from_rfc3339(&info.expires_at).map(|t| t.timestamp_millis());
+        if let (true, Ok(expires)) = (info.status == "complete", expires) {
+            info.download_url = Some(self.link(&info.download_id, expires));
+        }
     }
 
     /// A list or read action; `session_id` is the action's session, used

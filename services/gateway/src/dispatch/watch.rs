@@ -32,8 +32,17 @@ impl Dispatcher {
                 "session {id} was not found"
             )));
         }
-        let events = events
-            .filter_map(|bytes| async move { pb::SessionEvent::decode(bytes.as_slice()).ok() });
+        let downloads = self.downloads.clone();
+        let events = events.filter_map(move |bytes| {
+            let downloads = downloads.clone();
+            async move {
+                let mut event = pb::SessionEvent::decode(bytes.as_slice()).ok()?;
+                if let (Some(Kind::Download(info)), Some(d)) = (&mut event.kind, &downloads) {
+                    d.sign(info);
+                }
+                Some(event)
+            }
+        });
         // The close is the last event: the stream ends right after it.
         let stream = futures::stream::unfold(Some(Box::pin(events)), |state| async move {
             let mut events = state?;
