@@ -16,10 +16,10 @@ use fleet_media::{BlobError, Media, Signer, download_info};
 use fleet_proto::download::MAX_READ_BYTES;
 use fleet_proto::v1::{self as pb, ActionError, ErrorCode};
 use fleet_store::{DownloadRow, Tenant};
-use http::{HeaderMap, StatusCode};
+use http::HeaderMap;
 
 use crate::auth::Auth;
-use crate::served_file::{self, LinkQuery, ServedFile};
+use crate::served_file::{self, Asker, LinkQuery, ServedFile};
 
 /// Downloads' rows, bytes and links, as a gateway serves them.
 #[derive(Clone)]
@@ -257,30 +257,23 @@ async fn serve(
     Query(query): Query<LinkQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let row = match downloads.media.downloads.download(&id).await {
-        Ok(row) => row,
-        Err(e) => return crate::GatewayError::Store(e).to_http(false),
+    let asker = Asker {
+        auth: &auth,
+        headers: &headers,
+        query: &query,
     };
-    let owner = row.as_ref().map(|r| r.tenant_id.as_str());
-    let allowed = match served_file::may_read(
-        &auth,
-        &headers,
-        &query,
-        &downloads.signer,
-        &signed_id(&id),
-        owner,
+    let row = match served_file::admit(
+        &asker,
+        downloads.media.downloads.download(&id).await,
+        (&downloads.signer, &signed_id(&id)),
+        |r| r.tenant_id.as_str(),
+        |r| r.status == "complete",
+        "no such download, or it failed, or the link is not valid",
     )
     .await
     {
-        Ok(allowed) => allowed,
+        Ok(row) => row,
         Err(refused) => return refused,
-    };
-    // An unknown ID, another tenant's and a bad link look the same.
-    let Some(row) = row.filter(|r| allowed && r.status == "complete") else {
-        return served_file::plain(
-            StatusCode::NOT_FOUND,
-            "no such download, or it failed, or the link is not valid",
-        );
     };
     served_file::serve(
         &downloads.media.blobs,

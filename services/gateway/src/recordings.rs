@@ -14,10 +14,10 @@ use fleet_media::blobs::video_key;
 use fleet_media::{Media, Signer};
 use fleet_proto::v1::{self as pb, ActionError, ErrorCode};
 use fleet_store::{RecordingRow, Tenant, now_millis};
-use http::{HeaderMap, StatusCode};
+use http::HeaderMap;
 
 use crate::auth::Auth;
-use crate::served_file::{self, LinkQuery, ServedFile};
+use crate::served_file::{self, Asker, LinkQuery, ServedFile};
 
 /// Recordings' rows, bytes and links, as a gateway serves them.
 #[derive(Clone)]
@@ -117,30 +117,23 @@ async fn download(
     Query(query): Query<LinkQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let row = match recordings.media.recordings.recording(&id).await {
-        Ok(row) => row,
-        Err(e) => return crate::GatewayError::Store(e).to_http(false),
+    let asker = Asker {
+        auth: &auth,
+        headers: &headers,
+        query: &query,
     };
-    let owner = row.as_ref().map(|r| r.tenant_id.as_str());
-    let allowed = match served_file::may_read(
-        &auth,
-        &headers,
-        &query,
-        &recordings.signer,
-        &id,
-        owner,
+    let row = match served_file::admit(
+        &asker,
+        recordings.media.recordings.recording(&id).await,
+        (&recordings.signer, &id),
+        |r| r.tenant_id.as_str(),
+        |r| r.status == "ready",
+        "no such recording, or it is not ready, or the link is not valid",
     )
     .await
     {
-        Ok(allowed) => allowed,
+        Ok(row) => row,
         Err(refused) => return refused,
-    };
-    // An unknown ID, another tenant's and a bad link look the same.
-    let Some(row) = row.filter(|r| allowed && r.status == "ready") else {
-        return served_file::plain(
-            StatusCode::NOT_FOUND,
-            "no such recording, or it is not ready, or the link is not valid",
-        );
     };
     served_file::serve(
         &recordings.media.blobs,

@@ -7,7 +7,7 @@
 use axum::body::Body;
 use axum::response::{IntoResponse as _, Response};
 use fleet_media::{BlobError, Blobs, Signer};
-use fleet_store::now_millis;
+use fleet_store::{StoreError, now_millis};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use crate::auth::Auth;
@@ -18,24 +18,37 @@ pub(crate) struct LinkQuery {
     pub token: Option<String>,
 }
 
-/// Whether the caller may read an object signed as `signed_id` whose row
-/// belongs to `owner` (`None`: no such row): a valid token, or the owner's
-/// key. `Err` is the auth layer's own refusal (no key, a bad key).
-pub(crate) async fn may_read(
-    auth: &Auth,
-    headers: &HeaderMap,
-    query: &LinkQuery,
-    signer: &Signer,
-    signed_id: &str,
-    owner: Option<&str>,
-) -> Result<bool, Response> {
-    match (&query.token, owner) {
-        (Some(token), _) => Ok(signer.check(signed_id, token, now_millis())),
-        (None, Some(owner)) => crate::auth::tenant_of(auth, headers, false)
-            .await
-            .map(|tenant| tenant.id == owner),
-        (None, None) => Ok(false),
-    }
+/// Who asks for a file: the request's headers (a key) and query (a token).
+pub(crate) struct Asker<'a> {
+    pub auth: &'a Auth,
+    pub headers: &'a HeaderMap,
+    pub query: &'a LinkQuery,
+}
+
+/// The row the store `found`, when the asker may read it (a valid token
+/// for `signed_id`, or the owner's key) and it is `servable`. Otherwise one
+/// 404 saying `missing` (an unknown ID, another tenant's and a bad link
+/// look the same), the auth layer's own refusal (no key, a bad key), or the
+/// store's failure.
+pub(crate) async fn admit<R>(
+    asker: &Asker<'_>,
+    found: Result<Option<R>, StoreError>,
+    (signer, signed_id): (&Signer, &str),
+    owner: impl Fn(&R) -> &str,
+    servable: impl Fn(&R) -> bool,
+    missing: &str,
+) -> Result<R, Response> {
+    let row = found.map_err(|e| crate::GatewayError::Store(e).to_http(false))?;
+    let allowed = match (&asker.query.token, &row) {
+        (Some(token), _) => signer.check(signed_id, token, now_millis()),
+        (None, Some(row)) => {
+            let tenant = crate::auth::tenant_of(asker.auth, asker.headers, false).await?;
+            tenant.id == owner(row)
+        }
+        (None, None) => false,
+    };
+    row.filter(|r| allowed && servable(r))
+        .ok_or_else(|| plain(StatusCode::NOT_FOUND, missing))
 }
 
 /// A JSON error body with `status`.
