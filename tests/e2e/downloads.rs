@@ -38,7 +38,14 @@ pub(crate) async fn site() -> String {
                      <a id=csv href=/export>export</a> \
                      <a id=notes href=/notes.txt download='my notes.txt'>notes</a> \
                      <button id=ask onclick=\"alert('hello')\">ask</button> \
-                     <a id=next href=/about>next</a>",
+                     <a id=next href=/about>next</a> \
+                     <button id=export onclick=\"exportCsv()\">export</button> \
+                     <a id=inline download=hello.txt href='data:text/plain,hello%20data'>inline</a> \
+                     <script>function exportCsv() { \
+                       const blob = new Blob(['a,b\\n1,2\\n'], {type: 'text/csv'}); \
+                       const a = document.createElement('a'); \
+                       a.href = URL.createObjectURL(blob); a.download = 'table.csv'; \
+                       document.body.appendChild(a); a.click(); a.remove(); }</script>",
                 )
             }),
         )
@@ -399,6 +406,41 @@ async fn a_clicked_attachment_is_saved_listed_read_and_served_while_the_page_sta
         "{out}"
     );
 
+    // Files the page built: an export button's Blob and a data: link.
+    for target in ["#export", "#inline"] {
+        let r = act(
+            &client,
+            "servo_click",
+            &session,
+            json!({"selector": target}),
+        )
+        .await;
+        assert_eq!(r["response"]["page"]["title"], "files", "{r:#}");
+    }
+    let built = list(&client, &session).await;
+    let tail: Vec<_> = built[3..]
+        .iter()
+        .map(|f| {
+            (
+                f["filename"].as_str().unwrap(),
+                f["mimeType"].as_str().unwrap(),
+                f["sourceUrl"].as_str().unwrap().split(':').next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            ("table.csv", "text/csv", "blob"),
+            ("hello.txt", "text/plain", "data")
+        ],
+        "{built:#?}"
+    );
+    for (i, text) in [(3, "a,b\n1,2\n"), (4, "hello data")] {
+        let r = read(&client, json!({"downloadId": built[i]["downloadId"]})).await;
+        assert_eq!(r["response"]["content"], text, "{r:#}");
+    }
+
     // The capability report says so; the files outlive the session's close.
     let (out, _) = call(
         &client,
@@ -417,7 +459,7 @@ async fn a_clicked_attachment_is_saved_listed_read_and_served_while_the_page_sta
     );
     let closed = act(&client, "servo_session_close", &session, json!({})).await;
     assert_eq!(closed["ok"], true, "{closed:#}");
-    assert_eq!(list(&client, &session).await.len(), 3);
+    assert_eq!(list(&client, &session).await.len(), 5);
     let _ = std::fs::remove_dir_all(dir);
 }
 

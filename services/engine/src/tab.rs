@@ -133,7 +133,7 @@ fn fetch_document(request: &Request) -> Loaded {
 
 /// Tells the page's console what became of a download (the agent reads it
 /// there, and lists the files with `servo_downloads`).
-fn report_download(saved: &SavedDownload) {
+pub(crate) fn report_download(saved: &SavedDownload) {
     match &saved.error {
         None => js::console(
             "info",

@@ -116,7 +116,11 @@ async fn store_one(
         tenant_id: req.tenant_id.clone(),
         session_id: req.session_id.clone(),
         filename: download.file.filename,
-        mime_type: download.file.mime_type,
+        // An unlabelled file is served as bytes, never sniffed.
+        mime_type: match download.file.mime_type {
+            m if m.is_empty() => "application/octet-stream".to_owned(),
+            m => m,
+        },
         source_url: download.source_url,
         size_bytes: 0,
         status: "failed".into(),

@@ -57,8 +57,22 @@
         // origin's link navigates, and its response's headers decide.
         let target = null;
         try { target = new URL(el.href); } catch (_) { /* not a URL: navigateTo reports it */ }
+        // A file the page built: its bytes go to the host as they are.
         if (target && (target.protocol === 'data:' || target.protocol === 'blob:')) {
-          native.console('warn', `download of a ${target.protocol} link not kept: only http(s) downloads are saved`);
+          const name = el.getAttribute('download') || 'download';
+          if (target.protocol === 'blob:') {
+            const blob = g.URL.__blobOf(target.href);
+            if (!blob) { native.console('warn', `download of ${target.href} not kept: the blob URL was revoked`); return; }
+            native.keepDownload(name, blob.type, blob._bytes, target.href);
+          } else {
+            let response;
+            try { response = native.httpFetch('GET', target.href, [], null, false); } catch (e) {
+              native.console('warn', `download of a data: link not kept: ${e.message}`);
+              return;
+            }
+            const type = (response.headers.find(([k]) => k === 'content-type') || [])[1] || '';
+            native.keepDownload(name, type.split(';')[0].trim(), new Uint8Array(response.body), 'data:');
+          }
           return;
         }
         if (target && target.origin === new URL(native.url()).origin) {

@@ -53,13 +53,27 @@ pub async fn run_command(path: &Path, args: &[String]) -> anyhow::Result<bool> {
 }
 
 /// Unit tests have no network: a fetch fails as an unreachable host would,
-/// and the cookie jar is empty.
+/// the cookie jar is empty, and no download is kept.
 impl bindings::fleet::engine::network::Host for CommandState {
     async fn fetch(
         &mut self,
         _: bindings::fleet::engine::network::Request,
     ) -> Result<bindings::fleet::engine::network::Response, String> {
         Err("the engine's unit tests have no network".into())
+    }
+
+    async fn keep_download(
+        &mut self,
+        filename: String,
+        _: String,
+        _: Vec<u8>,
+        _: String,
+    ) -> bindings::fleet::engine::network::SavedDownload {
+        bindings::fleet::engine::network::SavedDownload {
+            filename,
+            size: 0,
+            error: Some("the engine's unit tests keep no downloads".into()),
+        }
     }
 
     async fn document_cookies(&mut self, _: String) -> String {

@@ -5,6 +5,8 @@
 
 use std::time::Instant;
 
+use fleet_proto::download::MAX_FILE_BYTES;
+
 use super::{TabState, bindings};
 use crate::net::{CookieStore, Destination, FetchRequest};
 
@@ -76,6 +78,48 @@ impl bindings::fleet::engine::network::Host for TabState {
             body: resp.body,
             download,
         })
+    }
+
+    async fn keep_download(
+        &mut self,
+        filename: String,
+        mime_type: String,
+        body: Vec<u8>,
+        source_url: String,
+    ) -> bindings::fleet::engine::network::SavedDownload {
+        let filename = match crate::net::download::sanitize(&filename) {
+            name if name.is_empty() => "download".to_owned(),
+            name => name,
+        };
+        let size = body.len() as u64;
+        let bytes = if size > MAX_FILE_BYTES {
+            Err(format!(
+                "the file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes"
+            ))
+        } else {
+            Ok(body)
+        };
+        let error = match (&bytes, self.keep_downloads) {
+            (Err(e), _) => Some(e.clone()),
+            (Ok(_), false) => Some(NO_DOWNLOADS.to_owned()),
+            (Ok(_), true) => None,
+        };
+        let saved = bindings::fleet::engine::network::SavedDownload {
+            filename: filename.clone(),
+            size: if error.is_none() { size } else { 0 },
+            error,
+        };
+        if self.keep_downloads {
+            self.downloads.push(PendingDownload {
+                source_url,
+                file: crate::net::Downloaded {
+                    filename,
+                    mime_type: mime_type.trim().to_ascii_lowercase(),
+                    bytes,
+                },
+            });
+        }
+        saved
     }
 
     async fn document_cookies(&mut self, url: String) -> String {

@@ -64,6 +64,18 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
         Ok(out)
     });
 
+    // A file the page built (a `blob:` or `data:` link with `download`),
+    // handed to the host to keep; the console says what became of it.
+    def!("keepDownload", |name: String,
+                          mime: String,
+                          body: TypedArray<'js, u8>,
+                          source: String|
+     -> Result<()> {
+        let saved = network::keep_download(&name, &mime, &bytes(&body), &source);
+        crate::tab::report_download(&saved);
+        Ok(())
+    });
+
     // --- cookies ---
     def!("documentCookies", |ctx: Ctx<'js>| -> Result<String> {
         let url = doc_url(&ctx)?;

@@ -22,6 +22,9 @@
     },
     revokeObjectURL(url) { objectUrls.delete(toText(url)); },
   });
+  // An `<a download>` click on a blob: URL hands the blob's bytes to the host
+  // (input.js reaches the registry through this hidden hook).
+  Object.defineProperty(g.URL, '__blobOf', { value: (url) => objectUrls.get(url), enumerable: false });
   const describeError = (e) => {
     if (e && typeof e === 'object' && e.message !== undefined) return `${e.name ? `${e.name}: ` : ''}${e.message}`;
     return String(e);
