@@ -17,13 +17,15 @@ use tracing::Instrument as _;
 
 use crate::actions::{execute, page_of, with_capabilities};
 use crate::backlog::{Backlog, Unwritten};
-use crate::checkpoint::{self, Checkpoint};
+use crate::checkpoint;
 use crate::downloads;
 use crate::failure::{NotSaved, store_failure};
 // Kept under this module's path too, where callers first found them.
 pub use crate::failure::{Failure, RunError};
-use crate::host::{EngineHost, Tab, Viewport};
+use crate::host::{EngineHost, Tab};
 use crate::recording::{self, Capture, Media};
+
+mod restore;
 
 // The per-action budgets live in fleet-proto, which the gateway reads too;
 // kept under this module's path, where callers first found them.
@@ -287,91 +289,6 @@ impl Sessions {
             tokio::spawn(capture_frame(media, slot).instrument(span));
         }
         result.map_err(RunError::Failed)
-    }
-
-    async fn open_tab(&self, req: &pb::RunRequest) -> Result<Tab, Failure> {
-        // A new session's row was written by the gateway a moment ago and the
-        // request carries its viewport: reading the row back would only cost a
-        // round trip on the way to the first page.
-        let viewport = if req.create {
-            req.viewport.map_or(
-                Viewport {
-                    width: 1280,
-                    height: 720,
-                },
-                Viewport::from,
-            )
-        } else {
-            let row = self
-                .inner
-                .store
-                .session(&req.session_id)
-                .await
-                .map_err(store_failure)?
-                .ok_or_else(|| Failure::new(ErrorCode::SessionNotFound, "session not found"))?;
-            Viewport {
-                width: row.width,
-                height: row.height,
-            }
-        };
-        let mut tab = self.inner.host.new_tab(viewport).await.map_err(|e| {
-            tracing::error!(error = %e, "could not instantiate the engine");
-            Failure::new(
-                ErrorCode::EngineFailed,
-                "could not start the session's engine",
-            )
-        })?;
-        if req.create {
-            return Ok(tab);
-        }
-        let stored = self.newest_checkpoint(&req.session_id, req.epoch).await?;
-        if let Some(parts) = stored {
-            let started = Instant::now();
-            let applied = match Checkpoint::from_parts(parts) {
-                Ok(checkpoint) => checkpoint.apply(&mut tab, HOUSEKEEPING).await?,
-                Err(reason) => Err(reason),
-            };
-            match applied {
-                Ok(()) => {
-                    fleet_telemetry::counter!("fleet_worker_restores_total").increment(1);
-                    fleet_telemetry::histogram!("fleet_worker_restore_seconds")
-                        .record(started.elapsed().as_secs_f64());
-                    tracing::debug!(session = %req.session_id, "restored");
-                }
-                Err(reason) => {
-                    // A checkpoint that cannot be applied will not apply next time
-                    // either: the session is failed, with the reason, for the agent.
-                    let reason = format!("the session could not be restored: {reason}");
-                    if let Err(e) = self.inner.store.mark_failed(&req.session_id, &reason).await {
-                        tracing::warn!(error = %e, "could not mark the session failed");
-                    }
-                    return Err(Failure::new(ErrorCode::EngineFailed, reason));
-                }
-            }
-        }
-        Ok(tab)
-    }
-
-    /// The session's newest checkpoint, taken over at `epoch` (so an older
-    /// owner's call still running can no longer save): the store's, or this
-    /// worker's unwritten one when the store is unreachable or behind it.
-    async fn newest_checkpoint(
-        &self,
-        session_id: &str,
-        epoch: u64,
-    ) -> Result<Option<Vec<(String, Vec<u8>)>>, Failure> {
-        let unwritten = self.inner.backlog.get(session_id);
-        match self.inner.store.take_over(session_id, epoch).await {
-            Ok(stored) => Ok(match (stored, unwritten) {
-                (Some(s), Some(u)) if s.epoch > u.epoch => Some(s.parts),
-                (_, Some(u)) => Some(u.stored_parts()),
-                (stored, None) => stored.map(|s| s.parts),
-            }),
-            Err(e) if e.is_outage() && unwritten.is_some() => {
-                Ok(unwritten.map(|u| u.stored_parts()))
-            }
-            Err(e) => Err(store_failure(e)),
-        }
     }
 
     /// Saves the tab. `seen` is the page the action just returned, if any, so the
