@@ -23,12 +23,41 @@ pub struct PendingDownload {
     pub file: crate::net::Downloaded,
 }
 
+impl TabState {
+    /// Queues a download for the worker to store (when the fleet keeps
+    /// downloads) and says what became of it, for the page's console.
+    fn keep(
+        &mut self,
+        source_url: String,
+        file: crate::net::Downloaded,
+    ) -> bindings::fleet::engine::network::SavedDownload {
+        let error = match (&file.bytes, self.keep_downloads) {
+            (Err(e), _) => Some(e.clone()),
+            (Ok(_), false) => Some(NO_DOWNLOADS.to_owned()),
+            (Ok(_), true) => None,
+        };
+        let size = match (&file.bytes, &error) {
+            (Ok(b), None) => b.len() as u64,
+            _ => 0,
+        };
+        let saved = bindings::fleet::engine::network::SavedDownload {
+            filename: file.filename.clone(),
+            size,
+            error,
+        };
+        if self.keep_downloads {
+            self.downloads.push(PendingDownload { source_url, file });
+        }
+        saved
+    }
+}
+
 impl bindings::fleet::engine::network::Host for TabState {
     async fn fetch(
         &mut self,
         req: bindings::fleet::engine::network::Request,
     ) -> Result<bindings::fleet::engine::network::Response, String> {
-        use bindings::fleet::engine::network::{Destination as Wit, SavedDownload};
+        use bindings::fleet::engine::network::Destination as Wit;
         let budget = self.deadline.saturating_duration_since(Instant::now());
         let request = FetchRequest {
             method: req.method,
@@ -53,24 +82,8 @@ impl bindings::fleet::engine::network::Host for TabState {
         let resp = self.fetcher.fetch(request, jar, budget).await;
         self.network.finish(entry, &resp);
         let resp = resp.map_err(|e| e.0)?;
-        let download = resp.download.map(|d| {
-            let saved = SavedDownload {
-                filename: d.filename.clone(),
-                size: d.bytes.as_ref().map_or(0, |b| b.len() as u64),
-                error: match (&d.bytes, self.keep_downloads) {
-                    (Err(e), _) => Some(e.clone()),
-                    (Ok(_), false) => Some(NO_DOWNLOADS.to_owned()),
-                    (Ok(_), true) => None,
-                },
-            };
-            if self.keep_downloads {
-                self.downloads.push(PendingDownload {
-                    source_url: resp.url.clone(),
-                    file: d,
-                });
-            }
-            saved
-        });
+        let source = resp.url.clone();
+        let download = resp.download.map(|d| self.keep(source, d));
         Ok(bindings::fleet::engine::network::Response {
             status: resp.status,
             url: resp.url,
@@ -99,27 +112,14 @@ impl bindings::fleet::engine::network::Host for TabState {
         } else {
             Ok(body)
         };
-        let error = match (&bytes, self.keep_downloads) {
-            (Err(e), _) => Some(e.clone()),
-            (Ok(_), false) => Some(NO_DOWNLOADS.to_owned()),
-            (Ok(_), true) => None,
-        };
-        let saved = bindings::fleet::engine::network::SavedDownload {
-            filename: filename.clone(),
-            size: if error.is_none() { size } else { 0 },
-            error,
-        };
-        if self.keep_downloads {
-            self.downloads.push(PendingDownload {
-                source_url,
-                file: crate::net::Downloaded {
-                    filename,
-                    mime_type: mime_type.trim().to_ascii_lowercase(),
-                    bytes,
-                },
-            });
-        }
-        saved
+        self.keep(
+            source_url,
+            crate::net::Downloaded {
+                filename,
+                mime_type: mime_type.trim().to_ascii_lowercase(),
+                bytes,
+            },
+        )
     }
 
     async fn document_cookies(&mut self, url: String) -> String {
