@@ -25,6 +25,13 @@ const BACKLOG: usize = 256;
 pub trait Events: Send + Sync {
     /// Sends `event` to the session's watchers, if any.
     async fn publish(&self, session_id: &str, event: Vec<u8>) -> Result<(), StoreError>;
+    /// Sends several sessions' events, in order (one round trip to Redis).
+    async fn publish_all(&self, events: Vec<(String, Vec<u8>)>) -> Result<(), StoreError> {
+        for (session_id, event) in events {
+            self.publish(&session_id, event).await?;
+        }
+        Ok(())
+    }
     /// The session's events from now on.
     async fn subscribe(&self, session_id: &str) -> Result<EventStream, StoreError>;
 }
@@ -97,6 +104,19 @@ impl Events for RedisRouting {
         Ok(())
     }
 
+    async fn publish_all(&self, events: Vec<(String, Vec<u8>)>) -> Result<(), StoreError> {
+        let mut pipe = redis::pipe();
+        for (session_id, event) in events {
+            pipe.cmd("PUBLISH")
+                .arg(self.events_channel(&session_id))
+                .arg(event)
+                .ignore();
+        }
+        let mut conn = self.conn.clone();
+        let () = pipe.query_async(&mut conn).await?;
+        Ok(())
+    }
+
     async fn subscribe(&self, session_id: &str) -> Result<EventStream, StoreError> {
         // A subscribed connection can do nothing else: one per watcher.
         let mut pubsub = self.client.get_async_pubsub().await?;
@@ -150,8 +170,16 @@ mod tests {
         let mut watched = redis.subscribe("s1").await.unwrap();
         other.publish("s1", b"not ours".to_vec()).await.unwrap();
         redis.publish("s1", b"one".to_vec()).await.unwrap();
-        redis.publish("s1", b"two".to_vec()).await.unwrap();
+        redis
+            .publish_all(vec![
+                ("s1".into(), b"two".to_vec()),
+                ("s2".into(), b"elsewhere".to_vec()),
+                ("s1".into(), b"three".to_vec()),
+            ])
+            .await
+            .unwrap();
         assert_eq!(next(&mut watched).await, b"one");
         assert_eq!(next(&mut watched).await, b"two");
+        assert_eq!(next(&mut watched).await, b"three");
     }
 }

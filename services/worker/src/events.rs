@@ -3,7 +3,8 @@
 //! publishes, in this order, a navigation (the tab shows another document),
 //! the dialogs and console messages the action's page produced, the files
 //! it downloaded, and a recording's new state. One task per process
-//! publishes them in the order they were made; a full queue or an
+//! publishes them in the order they were made, what queued up together in
+//! one round trip; a full queue or an
 //! unreachable bus drops events (watching is best effort), never slows an
 //! action.
 
@@ -18,6 +19,8 @@ use crate::failure::Failure;
 
 /// Events waiting to be published before new ones are dropped.
 const QUEUE: usize = 4096;
+/// Most events published in one round trip.
+const BATCH: usize = 256;
 
 /// This process's publisher.
 #[derive(Clone)]
@@ -30,9 +33,12 @@ impl Publisher {
     pub fn new(events: Arc<dyn Events>) -> Self {
         let (tx, mut rx) = mpsc::channel::<(String, Vec<u8>)>(QUEUE);
         tokio::spawn(async move {
-            while let Some((session, event)) = rx.recv().await {
-                if let Err(e) = events.publish(&session, event).await {
-                    tracing::debug!(session = %session, error = %e, "a session event was not published");
+            // What queued up meanwhile goes in one round trip: an action
+            // usually makes several events at once.
+            let mut batch = Vec::new();
+            while rx.recv_many(&mut batch, BATCH).await > 0 {
+                if let Err(e) = events.publish_all(std::mem::take(&mut batch)).await {
+                    tracing::debug!(error = %e, "session events were not published");
                 }
             }
         });
