@@ -315,6 +315,24 @@ impl Routing for GuardedRouting {
     async fn pending(&self) -> Result<u32, StoreError> {
         self.breaker.call(self.inner.pending()).await
     }
+    async fn take_control(
+        &self,
+        session_id: &str,
+        holder: &str,
+        lease: Duration,
+    ) -> Result<bool, StoreError> {
+        self.breaker
+            .call(self.inner.take_control(session_id, holder, lease))
+            .await
+    }
+    async fn release_control(&self, session_id: &str, holder: &str) -> Result<(), StoreError> {
+        self.breaker
+            .call(self.inner.release_control(session_id, holder))
+            .await
+    }
+    async fn controller(&self, session_id: &str) -> Result<Option<String>, StoreError> {
+        self.breaker.call(self.inner.controller(session_id)).await
+    }
     fn degraded(&self) -> bool {
         self.breaker.is_down()
     }

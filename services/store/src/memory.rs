@@ -20,6 +20,8 @@ struct Inner {
     routes: HashMap<String, Route>,
     workers: HashMap<String, (WorkerInfo, Instant)>,
     pending: HashMap<String, Instant>,
+    /// Session → (holder, lease end).
+    control: HashMap<String, (String, Instant)>,
 }
 
 impl MemoryRouting {
@@ -88,7 +90,9 @@ impl Routing for MemoryRouting {
     }
 
     async fn forget(&self, session_id: &str) -> Result<(), StoreError> {
-        self.lock().routes.remove(session_id);
+        let mut inner = self.lock();
+        inner.routes.remove(session_id);
+        inner.control.remove(session_id);
         Ok(())
     }
 
@@ -108,6 +112,46 @@ impl Routing for MemoryRouting {
         let mut inner = self.lock();
         inner.pending.retain(|_, until| *until > now);
         Ok(u32::try_from(inner.pending.len()).unwrap_or(u32::MAX))
+    }
+
+    async fn take_control(
+        &self,
+        session_id: &str,
+        holder: &str,
+        lease: Duration,
+    ) -> Result<bool, StoreError> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let held = inner.control.get(session_id);
+        if held.is_some_and(|(h, until)| h != holder && *until > now) {
+            return Ok(false);
+        }
+        inner
+            .control
+            .insert(session_id.to_owned(), (holder.to_owned(), now + lease));
+        Ok(true)
+    }
+
+    async fn release_control(&self, session_id: &str, holder: &str) -> Result<(), StoreError> {
+        let mut inner = self.lock();
+        if inner
+            .control
+            .get(session_id)
+            .is_some_and(|(h, _)| h == holder)
+        {
+            inner.control.remove(session_id);
+        }
+        Ok(())
+    }
+
+    async fn controller(&self, session_id: &str) -> Result<Option<String>, StoreError> {
+        let now = Instant::now();
+        Ok(self
+            .lock()
+            .control
+            .get(session_id)
+            .filter(|(_, until)| *until > now)
+            .map(|(h, _)| h.clone()))
     }
 }
 

@@ -1,7 +1,9 @@
 //! Redis routing for a fleet. `route:{session}` is a hash `{worker, epoch}` changed
 //! only by Lua scripts, so a claim's read-increment-write is atomic; the registry is
 //! `worker:{id}` (JSON, expiring) plus a `workers` sorted set scored by expiry;
-//! pending demand is the `pending` sorted set of session IDs scored by expiry.
+//! pending demand is the `pending` sorted set of session IDs scored by expiry;
+//! a person's control of a session is `control:{session}`, its holder, expiring
+//! with the lease.
 //! Every key starts with the configured prefix (empty by default), so one Redis
 //! can serve several fleets.
 
@@ -31,6 +33,20 @@ end
 return 0
 ";
 
+/// Sets the holder unless another one holds the key; renews the lease either way.
+const TAKE_CONTROL: &str = r"
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+";
+
+/// Deletes the key only if `holder` still holds it.
+const RELEASE_CONTROL: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+";
+
 /// Routing in Redis.
 #[derive(Clone)]
 pub struct RedisRouting {
@@ -39,6 +55,8 @@ pub struct RedisRouting {
     pub(crate) client: redis::Client,
     claim: redis::Script,
     release: redis::Script,
+    take_control: redis::Script,
+    release_control: redis::Script,
     pub(crate) take: redis::Script,
     pub(crate) enter: redis::Script,
     pub(crate) prefix: String,
@@ -54,6 +72,10 @@ pub const MAX_KEY_PREFIX_CHARS: usize = 64;
 impl RedisRouting {
     fn route_key(&self, session_id: &str) -> String {
         format!("{}route:{session_id}", self.prefix)
+    }
+
+    fn control_key(&self, session_id: &str) -> String {
+        format!("{}control:{session_id}", self.prefix)
     }
 
     fn worker_key(&self, worker_id: &str) -> String {
@@ -84,6 +106,8 @@ impl RedisRouting {
             client,
             claim: redis::Script::new(CLAIM),
             release: redis::Script::new(RELEASE),
+            take_control: redis::Script::new(TAKE_CONTROL),
+            release_control: redis::Script::new(RELEASE_CONTROL),
             take: redis::Script::new(crate::redis_limiter::TAKE),
             enter: redis::Script::new(crate::redis_limiter::ENTER),
             prefix: prefix.to_owned(),
@@ -187,7 +211,8 @@ impl Routing for RedisRouting {
 
     async fn forget(&self, session_id: &str) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
-        let _: () = conn.del(self.route_key(session_id)).await?;
+        let keys = [self.route_key(session_id), self.control_key(session_id)];
+        let _: () = conn.del(&keys).await?;
         Ok(())
     }
 
@@ -213,6 +238,39 @@ impl Routing for RedisRouting {
             .query_async(&mut conn)
             .await?;
         Ok(n)
+    }
+
+    async fn take_control(
+        &self,
+        session_id: &str,
+        holder: &str,
+        lease: Duration,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn.clone();
+        let taken: i64 = self
+            .take_control
+            .key(self.control_key(session_id))
+            .arg(holder)
+            .arg(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX).max(1))
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(taken == 1)
+    }
+
+    async fn release_control(&self, session_id: &str, holder: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let _: i64 = self
+            .release_control
+            .key(self.control_key(session_id))
+            .arg(holder)
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn controller(&self, session_id: &str) -> Result<Option<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        Ok(conn.get(self.control_key(session_id)).await?)
     }
 }
 
@@ -300,6 +358,50 @@ mod tests {
         let left: Vec<String> = conn.zrange(PENDING, 0, -1).await.unwrap();
         assert_eq!(left, vec![a]);
         let _: () = conn.del(PENDING).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn one_person_holds_control_until_they_release_it_or_their_lease_lapses() {
+        let r = redis().await;
+        let session = uuid::Uuid::new_v4().to_string();
+        let lease = Duration::from_secs(30);
+        assert!(r.take_control(&session, "alice", lease).await.unwrap());
+        assert!(
+            !r.take_control(&session, "bob", lease).await.unwrap(),
+            "a second person cannot take control while the first holds it"
+        );
+        assert!(r.take_control(&session, "alice", lease).await.unwrap());
+        r.release_control(&session, "bob").await.unwrap();
+        assert_eq!(
+            r.controller(&session).await.unwrap().as_deref(),
+            Some("alice")
+        );
+        r.release_control(&session, "alice").await.unwrap();
+        assert_eq!(r.controller(&session).await.unwrap(), None);
+        // A lease nobody renews lapses, and another person may take over.
+        assert!(
+            r.take_control(&session, "alice", Duration::from_millis(1))
+                .await
+                .unwrap()
+        );
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !r.take_control(&session, "bob", lease).await.unwrap() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the lease never lapsed"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            r.controller(&session).await.unwrap().as_deref(),
+            Some("bob")
+        );
+        r.forget(&session).await.unwrap();
+        assert_eq!(
+            r.controller(&session).await.unwrap(),
+            None,
+            "closing ends control"
+        );
     }
 
     #[tokio::test]

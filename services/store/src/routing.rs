@@ -59,6 +59,19 @@ pub trait Routing: Send + Sync {
     async fn note_pending(&self, session_id: &str, hold: Duration) -> Result<(), StoreError>;
     /// Sessions noted pending whose hold has not passed.
     async fn pending(&self) -> Result<u32, StoreError>;
+    /// Gives control of a session to `holder` (a person's live view) for
+    /// `lease`, or renews the lease it holds. Returns false, changing nothing,
+    /// while another holder's lease runs.
+    async fn take_control(
+        &self,
+        session_id: &str,
+        holder: &str,
+        lease: Duration,
+    ) -> Result<bool, StoreError>;
+    /// Ends `holder`'s control of a session; another holder's stays.
+    async fn release_control(&self, session_id: &str, holder: &str) -> Result<(), StoreError>;
+    /// Who holds control of a session now, if anyone.
+    async fn controller(&self, session_id: &str) -> Result<Option<String>, StoreError>;
     /// Whether the last call found the backend unreachable (a guarded routing
     /// knows; a bare one never says so).
     fn degraded(&self) -> bool {
