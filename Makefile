@@ -43,7 +43,7 @@ goldens: deps tests/corpus/vendor/node_modules
 # Besides the Rust tests (the engine's unit tests among them): the chart checks (lint, strict validation, policies,
 # the Dockerfile) and, with the binary the tests use, the image's prebuilt target
 # built by Debian's buildah on a debootstrap base (scripts/image.sh check).
-test: deps services k8s-check realworld-pages tests/clients/ts/node_modules tests/clients/python/venv tests/clients/grpc/venv tests/clients/s3/venv tests/clients/conformance/node_modules tests/corpus/vendor/node_modules
+test: deps services k8s-check realworld-pages tests/clients/ts/node_modules tests/clients/python/venv tests/clients/grpc/venv tests/clients/s3/venv tests/clients/conformance/node_modules tests/clients/browser/node_modules tests/corpus/vendor/node_modules
 	cargo test --no-run
 	./scripts/image.sh check $(CARGO_TARGET_DIR)/debug/servo-fleet
 	$(MAKE) engine-unit-tests
@@ -74,6 +74,12 @@ image-prebuilt: deps
 # The official MCP TypeScript SDK, for the test that drives the gateway with it.
 tests/clients/ts/node_modules: tests/clients/ts/package-lock.json
 	cd tests/clients/ts && npm ci --no-audit --no-fund
+	touch $@
+
+# puppeteer-core, for the test that opens a live view in headless Chromium
+# (Debian's, which realworld-pages installs) and drives a session through it.
+tests/clients/browser/node_modules: tests/clients/browser/package-lock.json
+	cd tests/clients/browser && npm ci --no-audit --no-fund
 	touch $@
 
 # moto in server mode: the local S3-compatible server the recordings test

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
+use fleet_gateway::live::LiveLinks;
 use fleet_gateway::{Auth, Dispatcher, Gateway, GatewayConfig};
 use fleet_media::{Media, MediaConfig, Signer};
 use fleet_policy::PolicyConfig;
@@ -193,13 +194,9 @@ fn media(
     Media::from_config(config, sql, default_store).context("opening the recordings' object store")
 }
 
-/// The gateway's face of recordings: status, links and the download route.
-fn gateway_recordings(
-    media: Option<Media>,
-    config: &MediaConfig,
-    listen: SocketAddr,
-) -> Option<fleet_gateway::recordings::Recordings> {
-    let media = media?;
+/// The key the gateway signs its links with (downloads, recordings, live
+/// views) and the URL they start with.
+fn gateway_links(config: &MediaConfig, listen: SocketAddr) -> (Signer, String) {
     let public_url = config.public_url.clone().unwrap_or_else(|| {
         let host = if listen.ip().is_unspecified() {
             SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), listen.port())
@@ -208,10 +205,18 @@ fn gateway_recordings(
         };
         format!("http://{host}")
     });
+    (Signer::from_config(config), public_url)
+}
+
+/// The gateway's face of recordings: status, links and the download route.
+fn gateway_recordings(
+    media: Option<Media>,
+    (signer, public_url): &(Signer, String),
+) -> Option<fleet_gateway::recordings::Recordings> {
     Some(fleet_gateway::recordings::Recordings::new(
-        media,
-        Signer::from_config(config),
-        &public_url,
+        media?,
+        signer.clone(),
+        public_url,
     ))
 }
 
@@ -266,8 +271,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stdio(args) => stdio(*args).await,
         Command::Gateway(args) => {
             let (sql, routing) = open_fleet_stores(&args.store).await?;
-            let recordings =
-                gateway_recordings(media(&args.media, &sql, None)?, &args.media, args.listen);
+            let links = gateway_links(&args.media, args.listen);
+            let recordings = gateway_recordings(media(&args.media, &sql, None)?, &links);
             let store = sql.sessions;
             let counters = open_limiter(redis_url(&args.store)?, &args.store.redis_key_prefix)
                 .await
@@ -291,7 +296,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 Some(r) => dispatcher.with_recordings(r),
                 None => dispatcher,
             }
-            .with_events(open_fleet_events(&args.store).await?);
+            .with_events(open_fleet_events(&args.store).await?)
+            .with_live(LiveLinks::new(links.0, &links.1));
             let gateway = Gateway {
                 auth: Auth::keys(&dispatcher, oidc(&args.gateway)?),
                 dispatcher,
@@ -371,6 +377,8 @@ struct Local {
     worker: Worker,
     worker_listener: TcpListener,
     dispatcher: Dispatcher,
+    /// Live views' links, for a fleet that serves HTTP.
+    live: LiveLinks,
 }
 
 async fn local_fleet(
@@ -394,7 +402,8 @@ async fn local_fleet(
     // One process, one host: a folder beside the database unless told otherwise.
     let objects = format!("file://{}", data_dir.join("objects").display());
     let media = media(media_config, &sql, Some(objects))?;
-    let recordings = gateway_recordings(media.clone(), media_config, listen);
+    let links = gateway_links(media_config, listen);
+    let recordings = gateway_recordings(media.clone(), &links);
     let store = sql.sessions;
     let routing = open_routing(
         store_config.redis_url.as_deref().unwrap_or("memory:"),
@@ -453,6 +462,7 @@ async fn local_fleet(
             worker,
             worker_listener,
             dispatcher,
+            live: LiveLinks::new(links.0, &links.1),
         },
         url,
     ))
@@ -485,7 +495,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         true => Some(store.ensure_tenant("local").await?),
         false => None,
     };
-    let dispatcher = local.dispatcher;
+    let dispatcher = local.dispatcher.with_live(local.live);
     let auth = match local_tenant {
         Some(tenant) => Auth::Open(tenant),
         None => Auth::keys(&dispatcher, oidc(&settings.gateway)?),

@@ -164,6 +164,16 @@ async fn each_kind_of_bad_input_is_refused_with_a_specific_message_and_stores_no
             json!({"actions": [{"sessionID": id, "accept": true, "promptText": "p".repeat(10_001)}]}),
             "actions[0].promptText is 10001 characters; the limit is 10000",
         ),
+        (
+            "servo_live_view",
+            json!({"actions": [{"sessionID": id, "mode": "drive"}]}),
+            "actions[0].mode must be view or control; got \"drive\"",
+        ),
+        (
+            "servo_live_view",
+            json!({"actions": [{}]}),
+            "actions[0].sessionID is required",
+        ),
     ];
     for (tool, args, expected) in cases {
         let (out, raw) = call(&client, tool, args).await;

@@ -32,6 +32,7 @@ mod images;
 mod interaction;
 mod lifecycle;
 mod limits;
+mod live_view;
 mod network_log;
 mod outage;
 mod preludes;

@@ -86,6 +86,22 @@ async fn a_read_only_gateway_offers_and_runs_only_tools_that_stay_in_the_tab() {
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("read-only"), "{refused}");
+    // A person may watch the session, not drive it.
+    let (watch, _) = call(
+        &client,
+        "servo_live_view",
+        json!({"actions": [{"sessionID": id, "mode": "view"}]}),
+    )
+    .await;
+    assert_eq!(first(&watch)["ok"], true, "{watch:#}");
+    let (drive, raw) = call(
+        &client,
+        "servo_live_view",
+        json!({"actions": [{"sessionID": id, "mode": "control"}]}),
+    )
+    .await;
+    assert_eq!(raw.is_error, Some(true), "{drive:#}");
+    assert!(drive.to_string().contains("read-only"), "{drive:#}");
     let (out, _) = call(
         &client,
         "servo_http_get",

@@ -1,6 +1,6 @@
 //! `Browser.Watch` end to end: a gRPC client watches a session while an MCP
 //! client acts on it; navigations, console messages, dialogs, downloads,
-//! recordings' state and the close arrive in order, across a worker's death
+//! page changes, recordings' state and the close arrive in order, across a worker's death
 //! (the session moves, the stream goes on), and the stream ends with the
 //! close. Another tenant and a bad request are refused.
 
@@ -52,6 +52,8 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
         Kind::Dialog(d) => assert_eq!((d.kind.as_str(), d.message.as_str()), ("alert", "hello")),
         other => panic!("not the dialog: {other:?}"),
     }
+    // A click can change what the page shows: a live view repaints on this.
+    assert!(matches!(next(&mut events).await, Kind::Changed(_)));
     act(
         &client,
         "servo_click",
@@ -78,6 +80,7 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
         }
         other => panic!("not the download: {other:?}"),
     }
+    assert!(matches!(next(&mut events).await, Kind::Changed(_)));
     act(
         &client,
         "servo_click",
@@ -98,6 +101,7 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
         Kind::Console(c) => assert_eq!(c.text, "about loaded"),
         other => panic!("not the new page's console: {other:?}"),
     }
+    assert!(matches!(next(&mut events).await, Kind::Changed(_)));
 
     // The worker holding the session dies; the next action restores it on
     // the other one, and its events reach the same stream.
@@ -217,7 +221,11 @@ async fn a_python_grpcio_client_watches_a_session_with_stubs_from_the_proto() {
     let status = child.wait().await.unwrap();
     assert!(status.success(), "the Python client failed: {status}");
     let kinds: Vec<&str> = seen.iter().map(|e| e["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["navigated", "console", "closed"], "{seen:#?}");
+    assert_eq!(
+        kinds,
+        ["navigated", "console", "changed", "closed"],
+        "{seen:#?}"
+    );
     assert_eq!(seen[0]["url"], format!("{base}/about"));
     assert_eq!(seen[1]["text"], "about loaded");
     assert!(seen.iter().all(|e| e["session"] == session.as_str()));

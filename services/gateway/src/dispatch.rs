@@ -11,11 +11,13 @@
 mod answers;
 mod forward;
 mod http;
+mod live;
 mod placement;
 mod sessions;
 mod watch;
 
 pub(crate) use answers::store_fail;
+pub(crate) use live::Caller;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -56,8 +58,10 @@ pub struct Dispatcher {
     recordings: Option<Arc<crate::recordings::Recordings>>,
     /// Downloaded files' lists, reads and links; `None` without an object store.
     downloads: Option<Arc<crate::downloads::Downloads>>,
-    /// Sessions' events, for `Browser.Watch`.
+    /// Sessions' events, for `Browser.Watch` and live views.
     events: Arc<dyn fleet_store::Events>,
+    /// Live views' links; `None` leaves `servo_live_view` unavailable.
+    live: Option<Arc<crate::live::LiveLinks>>,
 }
 
 impl Dispatcher {
@@ -84,7 +88,20 @@ impl Dispatcher {
             recordings: None,
             downloads: None,
             events: Arc::new(fleet_store::MemoryEvents::default()),
+            live: None,
         }
+    }
+
+    /// Answers `servo_live_view` with links from `links`, served by
+    /// [`crate::live::router`].
+    pub fn with_live(mut self, links: crate::live::LiveLinks) -> Self {
+        self.live = Some(Arc::new(links));
+        self
+    }
+
+    /// Live views' links, when the gateway serves live views.
+    pub fn live(&self) -> Option<&Arc<crate::live::LiveLinks>> {
+        self.live.as_ref()
     }
 
     /// Streams sessions' events from `events` (the workers publish there).

@@ -181,6 +181,7 @@ pub fn code_name(code: ErrorCode) -> &'static str {
         ErrorCode::UpstreamFailed => "UPSTREAM_FAILED",
         ErrorCode::RecordingNotFound => "RECORDING_NOT_FOUND",
         ErrorCode::DownloadNotFound => "DOWNLOAD_NOT_FOUND",
+        ErrorCode::HumanInControl => "HUMAN_IN_CONTROL",
         ErrorCode::Internal | ErrorCode::Unspecified => "INTERNAL",
     }
 }
@@ -198,6 +199,7 @@ pub fn http_status(code: ErrorCode) -> u16 {
         ErrorCode::NetworkRefused => 403,
         ErrorCode::ResourceExhausted => 429,
         ErrorCode::UpstreamFailed => 502,
+        ErrorCode::HumanInControl => 409,
         ErrorCode::EngineFailed | ErrorCode::Internal | ErrorCode::Unspecified => 500,
     }
 }

@@ -11,6 +11,7 @@ pub mod downloads;
 pub mod error;
 pub mod grpc;
 pub mod limits;
+pub mod live;
 mod markup;
 pub mod mcp;
 pub mod oidc;
@@ -126,6 +127,11 @@ impl Gateway {
             })
             .merge(match self.dispatcher.downloads() {
                 Some(d) => d.as_ref().clone().router(self.auth.clone()),
+                None => Router::new(),
+            })
+            // Live pages carry their own signed link instead of a key.
+            .merge(match self.dispatcher.live() {
+                Some(links) => live::router(self.dispatcher.clone(), links.clone()),
                 None => Router::new(),
             })
             .merge(open_grpc)

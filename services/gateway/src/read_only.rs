@@ -21,6 +21,8 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         | Kind::SelectOption(_) => true,
         // A script in a frame reaches as far as one in the page.
         Kind::Frames(f) => matches!(f.op, Some(Op::Evaluate(_))),
+        // A person in control clicks and types as an agent would.
+        Kind::LiveView(v) => v.mode == "control",
         Kind::Http(h) => {
             let method = h.method.to_ascii_uppercase();
             !(method.is_empty() || SAFE_METHODS.contains(&method.as_str()))

@@ -6,6 +6,7 @@
 mod downloads;
 mod frames;
 mod http;
+mod live;
 mod recording;
 
 use std::collections::HashMap;
@@ -155,6 +156,7 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::Frames(f)) => frames::validate_frames(i, &a.session_id, f)?,
             Some(Kind::Recording(r)) => recording::validate_recording(i, &a.session_id, r)?,
             Some(Kind::Downloads(d)) => downloads::validate_downloads(i, &a.session_id, d)?,
+            Some(Kind::LiveView(v)) => live::validate_live_view(i, &a.session_id, v)?,
             Some(Kind::NetworkLog(pb::NetworkLog { limit }))
             | Some(Kind::ConsoleMessages(pb::ConsoleMessages { limit })) => {
                 if a.session_id.is_empty() {

@@ -44,9 +44,9 @@ pub struct MediaConfig {
     )]
     pub s3_secret_access_key: Option<String>,
 
-    /// The key download links are signed with; every gateway of a fleet needs
-    /// the same one. Unset, each gateway process makes a random key and its
-    /// links stop working when it restarts.
+    /// The key download and live-view links are signed with; every gateway of
+    /// a fleet needs the same one. Unset, each gateway process makes a random
+    /// key and its links stop working when it restarts.
     #[arg(
         long = "url-signing-key",
         env = "FLEET_URL_SIGNING_KEY",
@@ -55,7 +55,8 @@ pub struct MediaConfig {
     pub url_signing_key: Option<String>,
 
     /// The gateway's URL as clients reach it (behind an ingress, say), the
-    /// base of download links; defaults to `http://` and the listen address.
+    /// base of download and live-view links; defaults to `http://` and the
+    /// listen address.
     #[arg(long = "public-url", env = "FLEET_PUBLIC_URL")]
     pub public_url: Option<String>,
 }

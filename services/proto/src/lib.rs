@@ -112,6 +112,24 @@ pub mod download {
     pub const ENCODINGS: [&str; 2] = ["text", "base64"];
 }
 
+/// Limits of live views (`servo_live_view`): the gateway's link, page and
+/// socket read these.
+pub mod live {
+    /// How long a live-view link opens its page, ms (10 min); a page already
+    /// open stays connected.
+    pub const LINK_TTL_MS: i64 = 10 * 60 * 1000;
+    /// How long a person's control lasts without the page renewing it, ms: a
+    /// page that vanished without closing its socket (a gateway that died)
+    /// gives control back to agents after this.
+    pub const CONTROL_LEASE_MS: u64 = 30_000;
+    /// How often an open control page renews its lease, ms.
+    pub const CONTROL_RENEW_MS: u64 = 10_000;
+    /// Largest message a live page may send, bytes.
+    pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
+    /// The modes a live view opens in.
+    pub const MODES: [&str; 2] = ["view", "control"];
+}
+
 /// Limits of an HTTP tool request (`HttpRequest`), Servo MCP's: the gateway's
 /// schemas and validation and the worker's client all read these.
 pub mod http {

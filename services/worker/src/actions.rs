@@ -50,7 +50,8 @@ pub(crate) fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
         | action_output::Kind::ConsoleMessages(_)
         | action_output::Kind::Found(_)
         | action_output::Kind::Recording(_)
-        | action_output::Kind::Downloads(_) => return None,
+        | action_output::Kind::Downloads(_)
+        | action_output::Kind::LiveView(_) => return None,
     })
 }
 
@@ -282,6 +283,12 @@ pub(crate) async fn execute(
             return Err(Failure::new(
                 ErrorCode::InvalidArgument,
                 "downloaded files belong to no worker; the gateway answers for them",
+            ));
+        }
+        Kind::LiveView(_) => {
+            return Err(Failure::new(
+                ErrorCode::InvalidArgument,
+                "live views are the gateway's; it answers for them",
             ));
         }
     };

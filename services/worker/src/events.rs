@@ -2,7 +2,8 @@
 //! after each action the worker compares what it saw with what it knew and
 //! publishes, in this order, a navigation (the tab shows another document),
 //! the dialogs and console messages the action's page produced, the files
-//! it downloaded, and a recording's new state. One task per process
+//! it downloaded, a recording's new state, and — after an action that can
+//! change what the page shows — a page change (live views paint on it). One task per process
 //! publishes them in the order they were made, what queued up together in
 //! one round trip; a full queue or an
 //! unreachable bus drops events (watching is best effort), never slows an
@@ -80,8 +81,14 @@ impl Publisher {
         last_url: &mut String,
         result: &Result<ActionOutput, Failure>,
         downloads: &[DownloadRow],
+        may_change_page: bool,
     ) {
         let Ok(out) = result else {
+            // A failed action may still have changed the page (a script that
+            // threw halfway, a wait that timed out).
+            if may_change_page {
+                self.send(session_id, Kind::Changed(pb::PageChangedEvent {}));
+            }
             return;
         };
         if let Some(page) = crate::actions::page_ref(out) {
@@ -113,6 +120,9 @@ impl Publisher {
                     status: r.status.clone(),
                 }),
             );
+        }
+        if may_change_page {
+            self.send(session_id, Kind::Changed(pb::PageChangedEvent {}));
         }
     }
 }

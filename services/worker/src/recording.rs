@@ -76,6 +76,7 @@ pub(crate) fn may_change_page(kind: &Kind) -> bool {
             | Kind::Find(_)
             | Kind::Recording(_)
             | Kind::Downloads(_)
+            | Kind::LiveView(_)
             | Kind::Status(_)
             | Kind::Close(_)
             | Kind::Http(_)

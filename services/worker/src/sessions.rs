@@ -254,7 +254,7 @@ impl Sessions {
         };
         let saved = downloads::store_pending(media, &req, tab).await;
         let events = &self.inner.events;
-        events.after_action(&req.session_id, &mut s.last_url, &result, &saved);
+        events.after_action(&req.session_id, &mut s.last_url, &result, &saved, captures);
         fleet_telemetry::histogram!("fleet_worker_engine_seconds")
             .record(started.elapsed().as_secs_f64());
         // Checkpoint whatever the outcome, unless the instance is gone: a failed

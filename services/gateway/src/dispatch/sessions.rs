@@ -11,9 +11,9 @@ use fleet_proto::v1::{
 use fleet_store::{SessionStatus, Tenant, WorkerInfo, now_millis};
 use tracing::Instrument as _;
 
-use super::Dispatcher;
 use super::answers::{fail, status, store_fail};
 use super::placement::take_worker;
+use super::{Caller, Dispatcher};
 use crate::validate::DEFAULT_VIEWPORT;
 
 impl Dispatcher {
@@ -37,7 +37,9 @@ impl Dispatcher {
         let id = uuid::Uuid::parse_str(&a.session_id)
             .map(|u| u.to_string())
             .unwrap_or(a.session_id);
-        let out = self.existing_run(tenant, workers, &id, action).await;
+        let out = self
+            .existing_run(tenant, workers, &id, action, Caller::Agent)
+            .await;
         out.map(|o| (id.clone(), o)).map_err(|e| (id, e))
     }
 
@@ -119,17 +121,31 @@ impl Dispatcher {
         Ok(out)
     }
 
-    async fn existing_run(
+    pub(super) async fn existing_run(
         &self,
         tenant: &Tenant,
         workers: &Mutex<Vec<WorkerInfo>>,
         id: &str,
         action: pb::Action,
+        caller: Caller<'_>,
     ) -> Result<ActionOutput, ActionError> {
-        let (row, route) = async {
+        let (row, route, controller) = async {
             let row = self.recent.session(id, self.store.session(id)).await;
-            let route = self.recent.route(id, self.routing.route(id)).await;
-            Ok::<_, ActionError>((row.map_err(store_fail)?, route.map_err(store_fail)?))
+            let (route, controller) = tokio::join!(
+                self.recent.route(id, self.routing.route(id)),
+                self.routing.controller(id)
+            );
+            // Control is a person's lease, not data: with Redis away, agents
+            // act as though no one held it.
+            let controller = controller.unwrap_or_else(|e| {
+                tracing::debug!(error = %e, session = %id, "control unknown");
+                None
+            });
+            Ok::<_, ActionError>((
+                row.map_err(store_fail)?,
+                route.map_err(store_fail)?,
+                controller,
+            ))
         }
         .instrument(tracing::info_span!("routing"))
         .await?;
@@ -148,10 +164,14 @@ impl Dispatcher {
             let ws = workers.lock().unwrap_or_else(|p| p.into_inner());
             ws.iter().find(|w| w.id == r.worker).cloned()
         });
-        match action.kind {
+        match &action.kind {
             Some(Kind::Status(_)) => return Ok(status(&row, registered.is_some())),
-            Some(Kind::Close(_)) => return self.close(tenant, id).await,
+            Some(Kind::LiveView(view)) => return self.live_link(id, view),
             _ => {}
+        }
+        Self::check_control(id, controller.as_deref(), caller, action.kind.as_ref())?;
+        if let Some(Kind::Close(_)) = action.kind {
+            return self.close(tenant, id).await;
         }
         if row.status == SessionStatus::Failed {
             return Err(fail(

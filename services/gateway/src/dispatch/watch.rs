@@ -1,6 +1,7 @@
 //! `Browser.Watch`: a session's events from the bus, for its own tenant only.
-//! The close publishes the last event here (the gateway answers closes); a
-//! watcher's stream ends after it.
+//! The gateway publishes the events it causes itself here: the close (the
+//! gateway answers closes; a watcher's stream ends after it) and a live
+//! view's taking and giving back control.
 
 use std::pin::Pin;
 
@@ -55,13 +56,28 @@ impl Dispatcher {
 
     /// Tells the session's watchers it was closed.
     pub(super) async fn publish_closed(&self, id: &str) {
+        self.publish(id, Kind::Closed(pb::ClosedEvent {})).await;
+    }
+
+    /// Tells the session's watchers who holds control now: `human` (a
+    /// person's live view) or `agent`.
+    pub(crate) async fn publish_control(&self, id: &str, holder: &str) {
+        let control = pb::ControlEvent {
+            holder: holder.to_owned(),
+        };
+        self.publish(id, Kind::Control(control)).await;
+    }
+
+    /// Publishes an event the gateway itself causes; watching is best
+    /// effort, so a bus that is away loses it.
+    async fn publish(&self, id: &str, kind: Kind) {
         let event = pb::SessionEvent {
             session_id: id.to_owned(),
             at_ms: now_millis(),
-            kind: Some(Kind::Closed(pb::ClosedEvent {})),
+            kind: Some(kind),
         };
         if let Err(e) = self.events.publish(id, event.encode_to_vec()).await {
-            tracing::debug!(session = %id, error = %e, "the close event was not published");
+            tracing::debug!(session = %id, error = %e, "an event was not published");
         }
     }
 }

@@ -448,6 +448,9 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                 encoding: string("encoding")?.unwrap_or_default(),
             })),
         }),
+        ToolKind::LiveView => Kind::LiveView(pb::LiveView {
+            mode: string("mode")?.unwrap_or_default(),
+        }),
         ToolKind::NetworkLog | ToolKind::ConsoleMessages => {
             let max = fleet_proto::MAX_LOG_ENTRIES;
             let limit = match int("limit")? {

@@ -9,6 +9,7 @@ use serde_json::Value;
 mod downloads;
 mod fields;
 mod frames;
+mod live;
 mod recordings;
 mod table;
 
@@ -64,6 +65,7 @@ pub(super) enum ToolKind {
     RecordingDownload,
     Downloads,
     DownloadRead,
+    LiveView,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

@@ -178,11 +178,12 @@ fn kind_name(k: &Kind) -> &'static str {
         Kind::Frames(_) => "frames",
         Kind::Recording(_) => "recording",
         Kind::Downloads(_) => "downloads",
+        Kind::LiveView(_) => "live_view",
     }
 }
 
 /// Every action kind of `fleet.v1.Browser`.
-const KINDS: [&str; 28] = [
+const KINDS: [&str; 29] = [
     "navigate",
     "inspect",
     "evaluate",
@@ -211,6 +212,7 @@ const KINDS: [&str; 28] = [
     "frames",
     "recording",
     "downloads",
+    "live_view",
 ];
 
 #[test]

@@ -1,0 +1,182 @@
+//! Live views (`servo_live_view`): signed links to a page on the gateway that
+//! shows a session's frames as they change and, in control mode, lets a person
+//! drive it. This file owns the links and the two routes — the page, and the
+//! WebSocket it opens; what flows over the socket is [`socket`]'s.
+//!
+//! A link signs `live:{mode}:{session}` with the fleet's URL-signing key, so
+//! any gateway opens a link another made. The link is the bearer: the page and
+//! its socket need no API key, and act as the session's tenant.
+
+mod socket;
+
+use axum::Router;
+use axum::extract::{Path, Query, State, WebSocketUpgrade};
+use axum::response::{IntoResponse as _, Response};
+use axum::routing::get;
+use fleet_media::Signer;
+use fleet_proto::live::{LINK_TTL_MS, MAX_MESSAGE_BYTES, MODES};
+use fleet_proto::v1 as pb;
+use fleet_store::{Tenant, now_millis};
+use http::{HeaderValue, StatusCode, header};
+
+use crate::Dispatcher;
+
+/// The page: one file, no external resources (its CSP allows none).
+const PAGE: &str = include_str!("live/page.html");
+
+/// Makes and checks live-view links.
+#[derive(Clone, Debug)]
+pub struct LiveLinks {
+    signer: Signer,
+    public_url: String,
+}
+
+/// What a link's token signs: its mode and session, so a view link never
+/// opens control and no other signed link opens a live view.
+fn signed_id(session: &str, mode: &str) -> String {
+    format!("live:{mode}:{session}")
+}
+
+impl LiveLinks {
+    /// Links signed with `signer`, under the gateway's `public_url`.
+    pub fn new(signer: Signer, public_url: &str) -> Self {
+        Self {
+            signer,
+            public_url: public_url.trim_end_matches('/').to_owned(),
+        }
+    }
+
+    /// A link to session `session`'s live page in `mode`.
+    pub(crate) fn link(&self, session: &str, mode: &str) -> pb::LiveViewResult {
+        let expires_at_ms = now_millis() + LINK_TTL_MS;
+        let token = self.signer.token(&signed_id(session, mode), expires_at_ms);
+        pb::LiveViewResult {
+            url: format!(
+                "{}/live/{session}?mode={mode}&token={token}",
+                self.public_url
+            ),
+            mode: mode.to_owned(),
+            expires_at_ms,
+        }
+    }
+
+    /// The mode a request's link opens, if its token is good.
+    fn admit(&self, session: &str, q: &LinkQuery) -> Option<Mode> {
+        let mode = q.mode.as_deref().unwrap_or("view");
+        let token = q.token.as_deref().unwrap_or_default();
+        let good = MODES.contains(&mode)
+            && self
+                .signer
+                .check(&signed_id(session, mode), token, now_millis());
+        match (good, mode) {
+            (false, _) => None,
+            (true, "control") => Some(Mode::Control),
+            (true, _) => Some(Mode::View),
+        }
+    }
+}
+
+/// The answer to a link that is forged, altered or expired.
+fn refused() -> Response {
+    plain(
+        StatusCode::FORBIDDEN,
+        "this live-view link is not valid or has expired: ask for a new one (servo_live_view)",
+    )
+}
+
+/// What a live page may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Watch.
+    View,
+    /// Watch, and drive the session while holding control.
+    Control,
+}
+
+/// A live link's query.
+#[derive(Debug, serde::Deserialize)]
+struct LinkQuery {
+    mode: Option<String>,
+    token: Option<String>,
+}
+
+#[derive(Clone)]
+struct Live {
+    dispatcher: Dispatcher,
+    links: std::sync::Arc<LiveLinks>,
+}
+
+/// The live page and its socket, for `links`' live views.
+pub fn router(dispatcher: Dispatcher, links: std::sync::Arc<LiveLinks>) -> Router {
+    Router::new()
+        .route("/live/{session}", get(page))
+        .route("/live/{session}/socket", get(open_socket))
+        .with_state(Live { dispatcher, links })
+}
+
+async fn page(
+    State(live): State<Live>,
+    Path(session): Path<String>,
+    Query(q): Query<LinkQuery>,
+) -> Response {
+    if live.links.admit(&session, &q).is_none() {
+        return refused();
+    }
+    let mut resp = PAGE.into_response();
+    let headers = resp.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    // The page loads nothing from elsewhere; frames arrive as blobs over its
+    // own socket.
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; img-src blob:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        ),
+    );
+    // The link's token must not leak to anything the page links to.
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+async fn open_socket(
+    State(live): State<Live>,
+    Path(session): Path<String>,
+    Query(q): Query<LinkQuery>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let Some(mode) = live.links.admit(&session, &q) else {
+        return refused();
+    };
+    // The session's tenant is who the page acts as; a closed or expired
+    // session has no live view.
+    let row = match live.dispatcher.store().session(&session).await {
+        Ok(Some(row)) if !row.expired(now_millis()) => row,
+        Ok(_) => return plain(StatusCode::NOT_FOUND, "the session was not found"),
+        Err(e) => {
+            tracing::warn!(error = %e, "a live view could not read its session");
+            return plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the session store is unavailable; try again shortly",
+            );
+        }
+    };
+    let tenant = Tenant {
+        id: row.tenant_id,
+        name: String::new(),
+    };
+    let dispatcher = live.dispatcher.clone();
+    upgrade
+        .max_message_size(MAX_MESSAGE_BYTES)
+        .on_upgrade(move |ws| socket::run(ws, dispatcher, tenant, session, mode))
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    (status, text).into_response()
+}
