@@ -138,6 +138,17 @@ async fn next_control(watch: &mut tonic::Streaming<fleet_proto::v1::SessionEvent
     }
 }
 
+/// A new session showing [`PAGE`].
+async fn open_page(client: &Client) -> String {
+    let (out, _) = call(
+        client,
+        "servo_navigate",
+        json!({"actions": [{"html": PAGE}]}),
+    )
+    .await;
+    first(&out)["sessionID"].as_str().unwrap().to_owned()
+}
+
 /// A live link of `session` in `mode`.
 async fn link(client: &Client, session: &str, mode: &str) -> Value {
     let r = act(client, "servo_live_view", session, json!({"mode": mode})).await;
@@ -159,13 +170,7 @@ async fn agent_eval(client: &Client, session: &str, script: &str) -> Result<Valu
 async fn a_person_drives_a_session_from_a_live_view_while_agents_wait() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("acme").await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": PAGE}]}),
-    )
-    .await;
-    let session = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let session = open_page(&client).await;
     let control = link(&client, &session, "control").await;
     let url = control["url"].as_str().unwrap();
     assert!(
@@ -286,13 +291,7 @@ async fn a_person_drives_a_session_from_a_live_view_while_agents_wait() {
 async fn a_view_link_streams_frames_as_agents_act_and_refuses_input_and_forgeries() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("acme").await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": PAGE}]}),
-    )
-    .await;
-    let session = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let session = open_page(&client).await;
     let view = link(&client, &session, "view").await;
     let url = view["url"].as_str().unwrap().to_owned();
 
@@ -396,13 +395,7 @@ async fn a_view_link_streams_frames_as_agents_act_and_refuses_input_and_forgerie
 async fn another_tenants_session_has_no_live_view() {
     let fleet = Fleet::start(1).await;
     let client = fleet.client("acme").await;
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": PAGE}]}),
-    )
-    .await;
-    let session = first(&out)["sessionID"].as_str().unwrap().to_owned();
+    let session = open_page(&client).await;
     let other = fleet.client("umbrella").await;
     let theirs = act(&other, "servo_live_view", &session, json!({})).await;
     assert_eq!(theirs["code"], "SESSION_NOT_FOUND", "{theirs:#}");
