@@ -491,6 +491,21 @@
       return new DOMRect(x, y, width, height);
     }
     getClientRects() { return native.boxMetrics(this[ID]) ? [this.getBoundingClientRect()] : []; }
+    // CSSOM View: whether the element is rendered (has a box: neither it
+    // nor an ancestor is display:none), and, when asked, neither it nor an
+    // ancestor is fully transparent, and it is not visibility:hidden.
+    checkVisibility(options) {
+      const o = options || {};
+      if (!this.isConnected || !native.boxMetrics(this[ID])) return false;
+      if (o.checkOpacity || o.opacityProperty) {
+        for (let e = this; e && e.nodeType === 1; e = e.parentElement) {
+          if (Number(native.computedStyle(e[ID], 'opacity')) === 0) return false;
+        }
+      }
+      if ((o.checkVisibilityCSS || o.visibilityProperty)
+        && native.computedStyle(this[ID], 'visibility') !== 'visible') return false;
+      return true;
+    }
     // The padding box. The root element's client area is the viewport (what
     // scroll math such as `scrollHeight - clientHeight` expects).
     get clientWidth() {
