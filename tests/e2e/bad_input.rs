@@ -174,6 +174,11 @@ async fn each_kind_of_bad_input_is_refused_with_a_specific_message_and_stores_no
             json!({"actions": [{}]}),
             "actions[0].sessionID is required",
         ),
+        (
+            "servo_cdp_endpoint",
+            json!({"actions": [{}]}),
+            "actions[0].sessionID is required: it names the session to drive",
+        ),
     ];
     for (tool, args, expected) in cases {
         let (out, raw) = call(&client, tool, args).await;

@@ -9,6 +9,7 @@ mod bad_input;
 mod bench;
 mod browsing;
 mod capabilities;
+mod cdp;
 mod chart;
 mod cli;
 mod conformance;

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::harness::{Fleet, call, first, grpc};
 
 /// Tools a read-only gateway leaves out.
-const OUTSIDE: [&str; 11] = [
+const OUTSIDE: [&str; 12] = [
     "servo_evaluate",
     "servo_frame_evaluate",
     "servo_click",
@@ -21,6 +21,7 @@ const OUTSIDE: [&str; 11] = [
     "servo_http_put",
     "servo_http_patch",
     "servo_http_delete",
+    "servo_cdp_endpoint",
 ];
 
 fn http_action(url: &str, method: &str) -> pb::BrowserAction {
@@ -102,6 +103,19 @@ async fn a_read_only_gateway_offers_and_runs_only_tools_that_stay_in_the_tab() {
     .await;
     assert_eq!(raw.is_error, Some(true), "{drive:#}");
     assert!(drive.to_string().contains("read-only"), "{drive:#}");
+    // Nor through a DevTools client.
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("servo_cdp_endpoint").with_arguments(
+                json!({"actions": [{"sessionID": id}]})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            ),
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("read-only"), "{refused}");
     let (out, _) = call(
         &client,
         "servo_http_get",

@@ -34,7 +34,7 @@ use tracing::Instrument as _;
 use crate::error::GatewayError;
 use crate::limits::Limits;
 use crate::recent::{Grace, Recent};
-use crate::validate::{DEFAULT_LIST, MAX_LIST, validate};
+use crate::validate::{DEFAULT_LIST, MAX_LIST};
 
 /// Routes calls to workers.
 #[derive(Clone)]
@@ -62,6 +62,8 @@ pub struct Dispatcher {
     events: Arc<dyn fleet_store::Events>,
     /// Live views' links; `None` leaves `servo_live_view` unavailable.
     live: Option<Arc<crate::live::LiveLinks>>,
+    /// Open live-view and DevTools sockets.
+    sockets: crate::sockets::Sockets,
 }
 
 impl Dispatcher {
@@ -89,6 +91,7 @@ impl Dispatcher {
             downloads: None,
             events: Arc::new(fleet_store::MemoryEvents::default()),
             live: None,
+            sockets: crate::sockets::Sockets::default(),
         }
     }
 
@@ -97,6 +100,11 @@ impl Dispatcher {
     pub fn with_live(mut self, links: crate::live::LiveLinks) -> Self {
         self.live = Some(Arc::new(links));
         self
+    }
+
+    /// Open live-view and DevTools sockets.
+    pub fn sockets(&self) -> &crate::sockets::Sockets {
+        &self.sockets
     }
 
     /// Live views' links, when the gateway serves live views.
@@ -232,8 +240,29 @@ impl Dispatcher {
         tenant: &Tenant,
         actions: Vec<BrowserAction>,
     ) -> Result<ExecuteResponse, GatewayError> {
+        self.execute_with(tenant, actions, crate::validate::MAX_SCRIPT_BYTES)
+            .await
+    }
+
+    /// [`Dispatcher::execute`] for a DevTools client, whose libraries
+    /// inject scripts of up to [`crate::validate::MAX_DEVTOOLS_SCRIPT_BYTES`].
+    pub(crate) async fn execute_devtools(
+        &self,
+        tenant: &Tenant,
+        actions: Vec<BrowserAction>,
+    ) -> Result<ExecuteResponse, GatewayError> {
+        self.execute_with(tenant, actions, crate::validate::MAX_DEVTOOLS_SCRIPT_BYTES)
+            .await
+    }
+
+    async fn execute_with(
+        &self,
+        tenant: &Tenant,
+        actions: Vec<BrowserAction>,
+        max_script: usize,
+    ) -> Result<ExecuteResponse, GatewayError> {
         let started = std::time::Instant::now();
-        validate(&actions)?;
+        crate::validate::validate_with(&actions, max_script)?;
         if self.read_only {
             crate::read_only::check(&actions)?;
         }

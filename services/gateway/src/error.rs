@@ -124,6 +124,13 @@ impl GatewayError {
         }
     }
 
+    /// As the message of a DevTools protocol error: the stable code, then
+    /// what a client may read.
+    pub fn to_cdp_message(&self) -> String {
+        self.log();
+        format!("{}: {self}", code_name(self.code()))
+    }
+
     /// As an MCP error the model can read (a tool result with `isError`).
     pub fn to_tool_result(&self) -> rmcp::model::CallToolResult {
         self.log();

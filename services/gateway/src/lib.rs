@@ -5,6 +5,7 @@
 //! ([`scaling`]) and the HTTP stack they share.
 
 pub mod auth;
+mod cdp;
 pub mod config;
 pub mod dispatch;
 pub mod downloads;
@@ -21,6 +22,7 @@ pub mod recordings;
 pub mod scaling;
 pub mod search;
 mod served_file;
+pub mod sockets;
 pub mod validate;
 
 use axum::serve::ListenerExt as _;
@@ -40,6 +42,9 @@ pub use auth::Auth;
 pub use config::GatewayConfig;
 pub use dispatch::Dispatcher;
 pub use error::GatewayError;
+
+/// How long a shutdown waits for open sockets to say goodbye.
+const SOCKETS_GRACE: Duration = Duration::from_secs(5);
 
 /// Largest request body: 20 actions of 1 MiB of HTML each, with room for JSON.
 const MAX_BODY_BYTES: usize = 24 * 1024 * 1024;
@@ -131,7 +136,8 @@ impl Gateway {
             })
             // Live pages carry their own signed link instead of a key.
             .merge(match self.dispatcher.live() {
-                Some(links) => live::router(self.dispatcher.clone(), links.clone()),
+                Some(links) => live::router(self.dispatcher.clone(), links.clone())
+                    .merge(cdp::router(self.dispatcher.clone(), links.clone())),
                 None => Router::new(),
             })
             .merge(open_grpc)
@@ -203,10 +209,18 @@ pub async fn run(
         shutdown.clone(),
     );
     let router = gateway.router().await?;
+    let sockets = gateway.dispatcher.sockets().clone();
+    // Upgraded sockets are no longer the server's to drain: they close
+    // themselves as soon as shutdown begins.
+    let closing = sockets.closing().clone();
     let served = axum::serve(listener.tap_io(no_delay), router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .with_graceful_shutdown(async move {
+            shutdown.cancelled().await;
+            closing.cancel();
+        })
         .await
         .context("serving the gateway");
+    sockets.close(SOCKETS_GRACE).await;
     sweeper.abort();
     served
 }

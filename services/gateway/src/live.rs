@@ -37,6 +37,11 @@ fn signed_id(session: &str, mode: &str) -> String {
     format!("live:{mode}:{session}")
 }
 
+/// What a DevTools endpoint's token signs.
+fn cdp_signed_id(session: &str) -> String {
+    format!("cdp:{session}")
+}
+
 impl LiveLinks {
     /// Links signed with `signer`, under the gateway's `public_url`.
     pub fn new(signer: Signer, public_url: &str) -> Self {
@@ -58,6 +63,30 @@ impl LiveLinks {
             mode: mode.to_owned(),
             expires_at_ms,
         }
+    }
+
+    /// A DevTools endpoint for session `session`: the same signature over
+    /// `cdp:{session}`, under the gateway's address as a WebSocket URL.
+    pub(crate) fn cdp(&self, session: &str) -> pb::CdpEndpointResult {
+        let expires_at_ms = now_millis() + LINK_TTL_MS;
+        let token = self.signer.token(&cdp_signed_id(session), expires_at_ms);
+        let base = if let Some(rest) = self.public_url.strip_prefix("https://") {
+            format!("wss://{rest}")
+        } else if let Some(rest) = self.public_url.strip_prefix("http://") {
+            format!("ws://{rest}")
+        } else {
+            self.public_url.clone()
+        };
+        pb::CdpEndpointResult {
+            web_socket_debugger_url: format!("{base}/cdp/{session}?token={token}"),
+            expires_at_ms,
+        }
+    }
+
+    /// Whether `token` opens session `session`'s DevTools endpoint.
+    pub(crate) fn admit_cdp(&self, session: &str, token: &str) -> bool {
+        self.signer
+            .check(&cdp_signed_id(session), token, now_millis())
     }
 
     /// The mode a request's link opens, if its token is good.
@@ -172,9 +201,12 @@ async fn open_socket(
         name: String::new(),
     };
     let dispatcher = live.dispatcher.clone();
+    let sockets = dispatcher.sockets().clone();
     upgrade
         .max_message_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |ws| socket::run(ws, dispatcher, tenant, session, mode))
+        .on_upgrade(move |ws| {
+            sockets.track_future(socket::run(ws, dispatcher, tenant, session, mode))
+        })
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response {

@@ -23,6 +23,8 @@ pub fn reaches_outside(kind: &Kind) -> bool {
         Kind::Frames(f) => matches!(f.op, Some(Op::Evaluate(_))),
         // A person in control clicks and types as an agent would.
         Kind::LiveView(v) => v.mode == "control",
+        // A DevTools client evaluates, clicks and types.
+        Kind::CdpEndpoint(_) => true,
         Kind::Http(h) => {
             let method = h.method.to_ascii_uppercase();
             !(method.is_empty() || SAFE_METHODS.contains(&method.as_str()))

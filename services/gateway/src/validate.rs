@@ -25,6 +25,9 @@ pub const MAX_FONT_BASE64_CHARS: usize = MAX_FONT_BYTES.div_ceil(3) * 4;
 pub const MAX_HTML_BYTES: usize = 1024 * 1024;
 /// Largest script, bytes of UTF-8 (64 KiB).
 pub const MAX_SCRIPT_BYTES: usize = 64 * 1024;
+/// Largest script a DevTools client runs, bytes of UTF-8 (1 MiB, as an
+/// inline document): Playwright injects a script of about 310 KiB.
+pub const MAX_DEVTOOLS_SCRIPT_BYTES: usize = 1024 * 1024;
 /// Longest URL, characters.
 pub const MAX_URL_CHARS: usize = 2048;
 /// Longest selector, text or value naming an element or option, characters.
@@ -64,6 +67,14 @@ pub const DEFAULT_VIEWPORT: pb::Viewport = pb::Viewport {
 /// Checks one call against every rule before anything runs, so a bad call
 /// creates and stores nothing.
 pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
+    validate_with(actions, MAX_SCRIPT_BYTES)
+}
+
+/// [`validate`], with scripts of up to `max_script` bytes.
+pub(crate) fn validate_with(
+    actions: &[BrowserAction],
+    max_script: usize,
+) -> Result<(), GatewayError> {
     let invalid = |m: String| Err(GatewayError::Invalid(m));
     if actions.is_empty() || actions.len() > MAX_ACTIONS {
         return invalid(format!(
@@ -142,10 +153,11 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
                 if ev.script.trim().is_empty() {
                     return invalid(format!("actions[{i}].script must not be empty"));
                 }
-                if ev.script.len() > MAX_SCRIPT_BYTES {
+                if ev.script.len() > max_script {
                     return invalid(format!(
-                        "actions[{i}].script is {} bytes; the limit is {MAX_SCRIPT_BYTES} bytes (64 KiB)",
-                        ev.script.len()
+                        "actions[{i}].script is {} bytes; the limit is {max_script} bytes ({} KiB)",
+                        ev.script.len(),
+                        max_script / 1024
                     ));
                 }
             }
@@ -157,6 +169,7 @@ pub fn validate(actions: &[BrowserAction]) -> Result<(), GatewayError> {
             Some(Kind::Recording(r)) => recording::validate_recording(i, &a.session_id, r)?,
             Some(Kind::Downloads(d)) => downloads::validate_downloads(i, &a.session_id, d)?,
             Some(Kind::LiveView(v)) => live::validate_live_view(i, &a.session_id, v)?,
+            Some(Kind::CdpEndpoint(_)) => live::validate_cdp_endpoint(i, &a.session_id)?,
             Some(Kind::NetworkLog(pb::NetworkLog { limit }))
             | Some(Kind::ConsoleMessages(pb::ConsoleMessages { limit })) => {
                 if a.session_id.is_empty() {

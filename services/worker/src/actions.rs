@@ -51,7 +51,8 @@ pub(crate) fn page_ref(output: &ActionOutput) -> Option<&pb::Page> {
         | action_output::Kind::Found(_)
         | action_output::Kind::Recording(_)
         | action_output::Kind::Downloads(_)
-        | action_output::Kind::LiveView(_) => return None,
+        | action_output::Kind::LiveView(_)
+        | action_output::Kind::CdpEndpoint(_) => return None,
     })
 }
 
@@ -285,10 +286,10 @@ pub(crate) async fn execute(
                 "downloaded files belong to no worker; the gateway answers for them",
             ));
         }
-        Kind::LiveView(_) => {
+        Kind::LiveView(_) | Kind::CdpEndpoint(_) => {
             return Err(Failure::new(
                 ErrorCode::InvalidArgument,
-                "live views are the gateway's; it answers for them",
+                "live views and DevTools endpoints are the gateway's; it answers for them",
             ));
         }
     };

@@ -77,6 +77,7 @@ pub(crate) fn may_change_page(kind: &Kind) -> bool {
             | Kind::Recording(_)
             | Kind::Downloads(_)
             | Kind::LiveView(_)
+            | Kind::CdpEndpoint(_)
             | Kind::Status(_)
             | Kind::Close(_)
             | Kind::Http(_)

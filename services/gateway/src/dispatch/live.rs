@@ -43,6 +43,19 @@ impl Dispatcher {
         })
     }
 
+    /// The DevTools endpoint of session `id`, which the caller owns.
+    pub(super) fn cdp_link(&self, id: &str) -> Result<ActionOutput, ActionError> {
+        let Some(links) = &self.live else {
+            return Err(fail(
+                ErrorCode::InvalidArgument,
+                "DevTools endpoints are not available on this gateway",
+            ));
+        };
+        Ok(ActionOutput {
+            kind: Some(pb::action_output::Kind::CdpEndpoint(links.cdp(id))),
+        })
+    }
+
     /// Whether `caller` may run `kind` on session `id`, whose control
     /// `controller` holds (if anyone). A live page may always paint a frame;
     /// its input needs the control it holds. An agent is refused while

@@ -167,6 +167,7 @@ impl Dispatcher {
         match &action.kind {
             Some(Kind::Status(_)) => return Ok(status(&row, registered.is_some())),
             Some(Kind::LiveView(view)) => return self.live_link(id, view),
+            Some(Kind::CdpEndpoint(_)) => return self.cdp_link(id),
             _ => {}
         }
         Self::check_control(id, controller.as_deref(), caller, action.kind.as_ref())?;

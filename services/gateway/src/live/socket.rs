@@ -9,7 +9,8 @@
 //! holds it) and renews its lease while open; it sends JSON input —
 //! `click {x, y}` (viewport CSS pixels), `type {text}`, `key {key}`,
 //! `scroll {dx, dy}`, `release`, `take` — each run on the session as one
-//! action. Closing the page gives control back.
+//! action. Closing the page gives control back; a gateway that shuts down
+//! closes the socket with 1012, and the page's reload reconnects.
 
 use std::hash::{Hash as _, Hasher as _};
 use std::time::Duration;
@@ -141,6 +142,7 @@ impl Socket {
         // ingress's read timeout) keep the socket open.
         let mut keepalive = tokio::time::interval(KEEPALIVE);
         keepalive.tick().await;
+        let closing = self.dispatcher.sockets().closing().clone();
         loop {
             let paint = tokio::select! {
                 msg = ws.recv() => match msg {
@@ -175,6 +177,12 @@ impl Socket {
                 _ = keepalive.tick() => {
                     ws.send(Message::Ping(Default::default())).await.ok()?;
                     false
+                }
+                () = closing.cancelled() => {
+                    return Some(End {
+                        code: crate::sockets::CLOSE_RESTARTING,
+                        reason: "the gateway is restarting; reload the page",
+                    });
                 }
             };
             if paint {

@@ -448,6 +448,7 @@ fn parse_action(tool: ToolKind, i: usize, v: &Value) -> Result<BrowserAction, Ga
                 encoding: string("encoding")?.unwrap_or_default(),
             })),
         }),
+        ToolKind::CdpEndpoint => Kind::CdpEndpoint(pb::CdpEndpoint {}),
         ToolKind::LiveView => Kind::LiveView(pb::LiveView {
             mode: string("mode")?.unwrap_or_default(),
         }),

@@ -141,6 +141,11 @@ fn response_json(tool: ToolKind, r: &ActionResponse, images: &mut Vec<ContentBlo
                 Some(action_output::Kind::Frames(f)) => frames_json(tool, f),
                 Some(action_output::Kind::Recording(rec)) => recording_json(rec),
                 Some(action_output::Kind::Downloads(d)) => downloads_json(d),
+                Some(action_output::Kind::CdpEndpoint(c)) => json!({
+                    "webSocketDebuggerUrl": c.web_socket_debugger_url,
+                    "expiresAt": chrono::DateTime::from_timestamp_millis(c.expires_at_ms)
+                        .map(|t| t.to_rfc3339()),
+                }),
                 Some(action_output::Kind::LiveView(l)) => json!({
                     "url": l.url, "mode": l.mode,
                     "expiresAt": chrono::DateTime::from_timestamp_millis(l.expires_at_ms)

@@ -66,6 +66,7 @@ pub(super) enum ToolKind {
     Downloads,
     DownloadRead,
     LiveView,
+    CdpEndpoint,
 }
 
 /// Names a tool also answers to without `tools/list` showing them: the names

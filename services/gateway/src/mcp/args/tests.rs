@@ -179,11 +179,12 @@ fn kind_name(k: &Kind) -> &'static str {
         Kind::Recording(_) => "recording",
         Kind::Downloads(_) => "downloads",
         Kind::LiveView(_) => "live_view",
+        Kind::CdpEndpoint(_) => "cdp_endpoint",
     }
 }
 
 /// Every action kind of `fleet.v1.Browser`.
-const KINDS: [&str; 29] = [
+const KINDS: [&str; 30] = [
     "navigate",
     "inspect",
     "evaluate",
@@ -213,6 +214,7 @@ const KINDS: [&str; 29] = [
     "recording",
     "downloads",
     "live_view",
+    "cdp_endpoint",
 ];
 
 #[test]

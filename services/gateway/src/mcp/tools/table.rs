@@ -13,7 +13,7 @@ use crate::validate::{
 
 /// Every action tool, in `tools/list` order; row `i` is the tool whose
 /// [`ToolKind`] is `i` (a test holds that).
-pub(in crate::mcp) static TOOLS: [Spec; 50] = [
+pub(in crate::mcp) static TOOLS: [Spec; 51] = [
     Spec {
         kind: ToolKind::Navigate,
         name: "servo_navigate",
@@ -582,4 +582,5 @@ pub(in crate::mcp) static TOOLS: [Spec; 50] = [
     super::downloads::LIST,
     super::downloads::READ,
     super::live::LIVE_VIEW,
+    super::live::CDP_ENDPOINT,
 ];
