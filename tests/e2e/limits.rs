@@ -11,7 +11,7 @@ use tonic::metadata::MetadataValue;
 
 use crate::harness::{Fleet, call, mcp, run_cli, wait_for};
 
-async fn set_limits(fleet: &Fleet, tenant: &str, limits: &[&str]) {
+pub(crate) async fn set_limits(fleet: &Fleet, tenant: &str, limits: &[&str]) {
     let mut args = vec!["tenants", "set", tenant];
     args.extend_from_slice(limits);
     args.extend(["--database-url", &fleet.db.url]);

@@ -246,13 +246,24 @@ impl Dispatcher {
 
     /// [`Dispatcher::execute`] for a DevTools client, whose libraries
     /// inject scripts of up to [`crate::validate::MAX_DEVTOOLS_SCRIPT_BYTES`].
+    /// Its socket passed the HTTP layers once, so each command is counted
+    /// here against the tenant's rate and calls in flight, as a call is.
     pub(crate) async fn execute_devtools(
         &self,
         tenant: &Tenant,
         actions: Vec<BrowserAction>,
     ) -> Result<ExecuteResponse, GatewayError> {
-        self.execute_with(tenant, actions, crate::validate::MAX_DEVTOOLS_SCRIPT_BYTES)
-            .await
+        let place = match &self.limits {
+            Some(limits) => limits.admit(tenant).await?,
+            None => None,
+        };
+        let answer = self
+            .execute_with(tenant, actions, crate::validate::MAX_DEVTOOLS_SCRIPT_BYTES)
+            .await;
+        if let Some(place) = place {
+            place.leave().await;
+        }
+        answer
     }
 
     async fn execute_with(

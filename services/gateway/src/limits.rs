@@ -37,7 +37,7 @@ pub struct Limits {
 
 /// A call counted in flight; leaving happens when it is dropped, so a call
 /// whose client went away still frees its place.
-struct InFlight {
+pub(crate) struct InFlight {
     limits: Arc<Limits>,
     tenant: String,
     call: String,
@@ -48,7 +48,7 @@ impl InFlight {
     /// Ends the call now, before its response goes out: a client that sends
     /// its next call as soon as it reads this one's answer (an MCP client's
     /// `initialized` after `initialize`) must find the place free.
-    async fn leave(mut self) {
+    pub(crate) async fn leave(mut self) {
         let (limits, tenant, call, local) = self.take();
         end(limits, tenant, call, local).await;
     }
@@ -210,6 +210,38 @@ fn limited(tenant: &Tenant, limit: &'static str) {
         .increment(1);
 }
 
+impl Limits {
+    /// Admits one call of `tenant` under its rate, then its calls in flight:
+    /// the place it holds (to leave when it ends), or why it is refused.
+    pub(crate) async fn admit(
+        self: &Arc<Self>,
+        tenant: &Tenant,
+    ) -> Result<Option<InFlight>, GatewayError> {
+        let l = self.of(tenant).await;
+        if let Some(wait) = self.take(tenant, l).await {
+            limited(tenant, "requests_per_second");
+            return Err(GatewayError::Limited {
+                message: format!(
+                    "the tenant is over its {} requests per second (burst {}); retry after the hint",
+                    l.requests_per_second.unwrap_or(0),
+                    l.burst.unwrap_or(0)
+                ),
+                retry_after: wait,
+            });
+        }
+        self.enter(tenant, l).await.map_err(|()| {
+            limited(tenant, "in_flight");
+            GatewayError::Limited {
+                message: format!(
+                    "the tenant already has {} calls in flight, its limit; retry when one ends",
+                    l.max_in_flight.unwrap_or(0)
+                ),
+                retry_after: fleet_store::PROBE_INTERVAL,
+            }
+        })
+    }
+}
+
 /// The limits middleware: rate, then calls in flight; runs inside auth.
 pub async fn enforce(
     State(limits): State<Option<Arc<Limits>>>,
@@ -223,29 +255,9 @@ pub async fn enforce(
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
-    let l = limits.of(&tenant).await;
-    if let Some(wait) = limits.take(&tenant, l).await {
-        limited(&tenant, "requests_per_second");
-        return GatewayError::Limited {
-            message: format!(
-                "the tenant is over its {} requests per second (burst {}); retry after the hint",
-                l.requests_per_second.unwrap_or(0),
-                l.burst.unwrap_or(0)
-            ),
-            retry_after: wait,
-        }
-        .to_http(grpc);
-    }
-    let Ok(guard) = limits.enter(&tenant, l).await else {
-        limited(&tenant, "in_flight");
-        return GatewayError::Limited {
-            message: format!(
-                "the tenant already has {} calls in flight, its limit; retry when one ends",
-                l.max_in_flight.unwrap_or(0)
-            ),
-            retry_after: fleet_store::PROBE_INTERVAL,
-        }
-        .to_http(grpc);
+    let guard = match limits.admit(&tenant).await {
+        Ok(guard) => guard,
+        Err(e) => return e.to_http(grpc),
     };
     let response = next.run(req).await;
     if let Some(guard) = guard {

@@ -473,3 +473,63 @@ async fn a_session_restored_on_another_worker_keeps_its_socket_and_starts_a_new_
         "{stale:#}"
     );
 }
+
+/// The socket passed the HTTP layers once; each command counts against the
+/// tenant's request rate as a call does, and a refused one is an error reply
+/// (the socket stays open).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn commands_count_against_the_tenants_request_rate() {
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("rate").await;
+    let session = new_session(&client).await;
+    let url = endpoint(&client, &session).await;
+    let mut raw = Raw::open(&url).await;
+    let page = attach(&mut raw).await;
+    let p = Some(page.as_str());
+    crate::limits::set_limits(
+        &fleet,
+        "rate",
+        &["--requests-per-second", "1", "--burst", "1"],
+    )
+    .await;
+    // The gateway reads a tenant's limits again within 10 s.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let refused = 'refused: loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no command was refused"
+        );
+        // Two at once, a few times a second: within the defaults, over 1/s.
+        for _ in 0..2 {
+            let r = raw
+                .send("Runtime.evaluate", json!({"expression": "1"}), p)
+                .await;
+            if let Some(e) = r.get("error") {
+                break 'refused e.clone();
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("RESOURCE_EXHAUSTED: the tenant is over its 1 requests per second"),
+        "{refused:#}"
+    );
+    // The rate has room again within a second or so, on the same socket.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = raw
+            .send(
+                "Runtime.evaluate",
+                json!({"expression": "6 * 7", "returnByValue": true}),
+                p,
+            )
+            .await;
+        if r.get("error").is_none() {
+            assert_eq!(r["result"]["result"]["value"], 42, "{r:#}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{r:#}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
