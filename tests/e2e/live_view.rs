@@ -188,6 +188,7 @@ async fn a_person_drives_a_session_from_a_live_view_while_agents_wait() {
         .await
         .watch(fleet_proto::v1::WatchRequest {
             session_id: session.clone(),
+            until: None,
         })
         .await
         .unwrap()

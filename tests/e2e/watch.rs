@@ -2,7 +2,8 @@
 //! client acts on it; navigations, console messages, dialogs, downloads,
 //! page changes, recordings' state and the close arrive in order, across a worker's death
 //! (the session moves, the stream goes on), and the stream ends with the
-//! close. Another tenant and a bad request are refused.
+//! close. Another tenant and a bad request are refused. A long wait ends
+//! when another agent makes its condition true, or when its time passes.
 
 use std::time::Duration;
 
@@ -35,6 +36,7 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
     let mut events = browser
         .watch(pb::WatchRequest {
             session_id: session.clone(),
+            until: None,
         })
         .await
         .unwrap()
@@ -148,13 +150,17 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
     let other_key = fleet.key("umbrella").await;
     let mut other = crate::harness::grpc(&fleet, &other_key).await;
     let refused = other
-        .watch(pb::WatchRequest { session_id: theirs })
+        .watch(pb::WatchRequest {
+            session_id: theirs,
+            until: None,
+        })
         .await
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::NotFound, "{refused:?}");
     let closed = browser
         .watch(pb::WatchRequest {
             session_id: session,
+            until: None,
         })
         .await
         .unwrap_err();
@@ -162,6 +168,7 @@ async fn a_watcher_sees_a_sessions_events_in_order_across_workers_until_it_close
     let none = browser
         .watch(pb::WatchRequest {
             session_id: String::new(),
+            until: None,
         })
         .await
         .unwrap_err();
@@ -229,4 +236,119 @@ async fn a_python_grpcio_client_watches_a_session_with_stubs_from_the_proto() {
     assert_eq!(seen[0]["url"], format!("{base}/about"));
     assert_eq!(seen[1]["text"], "about loaded");
     assert!(seen.iter().all(|e| e["session"] == session.as_str()));
+}
+
+/// A watch of `session` that waits on `until`.
+fn waiting_on(session: &str, until: pb::LongWait) -> pb::WatchRequest {
+    pb::WatchRequest {
+        session_id: session.to_owned(),
+        until: Some(until),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_long_wait_ends_when_another_agent_makes_its_condition_true_or_its_time_passes() {
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let base = crate::harness::fixtures().await;
+    let (session, _) = open(&client, &format!("{base}/about")).await;
+    let key = fleet.key("acme").await;
+    let mut browser = crate::harness::grpc(&fleet, &key).await;
+
+    // Longer than a call may take: nothing holds yet, and the stream waits.
+    let mut waiting = browser
+        .watch(waiting_on(
+            &session,
+            pb::LongWait {
+                selector: Some("#done".into()),
+                text: None,
+                timeout_ms: 120_000,
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let early = tokio::time::timeout(Duration::from_secs(3), waiting.message()).await;
+    assert!(
+        early.is_err(),
+        "the wait ended before its condition held: {early:?}"
+    );
+    // Another agent adds the element: the wait ends soon after, met.
+    let r = act(
+        &client,
+        "servo_evaluate",
+        &session,
+        json!({"script": "const d = document.createElement('p'); d.id = 'done'; d.textContent = 'done'; document.body.append(d); 1"}),
+    )
+    .await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    let waited = loop {
+        match next(&mut waiting).await {
+            Kind::Waited(w) => break w,
+            Kind::Changed(_) => {}
+            other => panic!("not the end of the wait: {other:?}"),
+        }
+    };
+    assert!(waited.met, "{waited:?}");
+    assert!(
+        waited.checks >= 2,
+        "checked at the start and after the change: {waited:?}"
+    );
+    assert!(waited.elapsed_ms >= 3_000, "{waited:?}");
+    let end = tokio::time::timeout(Duration::from_secs(10), waiting.message()).await;
+    assert!(
+        matches!(end, Ok(Ok(None))),
+        "the stream ends after the wait: {end:?}"
+    );
+
+    // Text that never comes: the wait ends when its time passes.
+    let mut never = browser
+        .watch(waiting_on(
+            &session,
+            pb::LongWait {
+                selector: None,
+                text: Some("never on this page".into()),
+                timeout_ms: 2_500,
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    match next(&mut never).await {
+        Kind::Waited(w) => {
+            assert!(!w.met, "{w:?}");
+            assert!((2_500..10_000).contains(&w.elapsed_ms), "{w:?}");
+            assert!(w.checks >= 2, "checked again while waiting: {w:?}");
+            assert!(w.error.is_empty(), "{w:?}");
+        }
+        other => panic!("not the end of the wait: {other:?}"),
+    }
+
+    // A wait that is not one: both conditions, neither, too long.
+    for (until, says) in [
+        (
+            pb::LongWait {
+                selector: Some("p".into()),
+                text: Some("x".into()),
+                timeout_ms: 0,
+            },
+            "got both",
+        ),
+        (pb::LongWait::default(), "got neither"),
+        (
+            pb::LongWait {
+                selector: Some("p".into()),
+                text: None,
+                timeout_ms: 600_001,
+            },
+            "until.timeoutMs must be 1000 to 600000",
+        ),
+    ] {
+        let refused = browser
+            .watch(waiting_on(&session, until))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().contains(says), "{refused:?}");
+    }
 }

@@ -12,6 +12,7 @@ mod answers;
 mod forward;
 mod http;
 mod live;
+mod long_wait;
 mod placement;
 mod sessions;
 mod watch;

@@ -49,7 +49,7 @@ impl Browser for BrowserService {
         let tenant = tenant(&request)?;
         let events = self
             .dispatcher
-            .watch(&tenant, &request.into_inner().session_id)
+            .watch(&tenant, &request.into_inner())
             .await
             .map_err(|e| e.to_status())?;
         Ok(Response::new(Box::pin(events.map(Ok))))

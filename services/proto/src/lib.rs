@@ -130,6 +130,24 @@ pub mod live {
     pub const MODES: [&str; 2] = ["view", "control"];
 }
 
+/// Limits of a long wait over `Browser.Watch` (`LongWait`): the gateway's
+/// validation and its checker read these.
+pub mod watch {
+    /// Longest wait, ms (10 minutes).
+    pub const MAX_WAIT_MS: u32 = 600_000;
+    /// Shortest wait, ms.
+    pub const MIN_WAIT_MS: u32 = 1_000;
+    /// The wait when the request names none, ms.
+    pub const DEFAULT_WAIT_MS: u32 = 60_000;
+    /// How often the page is checked when nothing else prompts it, ms.
+    pub const RECHECK_MS: u64 = 2_000;
+    /// The soonest a change to the page brings the next check, ms after the
+    /// last one.
+    pub const MIN_GAP_MS: u64 = 250;
+    /// Page time one check lets pass (the page's timers run), ms.
+    pub const CHECK_PAGE_MS: u32 = 500;
+}
+
 /// Limits of an HTTP tool request (`HttpRequest`), Servo MCP's: the gateway's
 /// schemas and validation and the worker's client all read these.
 pub mod http {

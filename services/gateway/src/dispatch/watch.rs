@@ -1,7 +1,8 @@
 //! `Browser.Watch`: a session's events from the bus, for its own tenant only.
 //! The gateway publishes the events it causes itself here: the close (the
 //! gateway answers closes; a watcher's stream ends after it) and a live
-//! view's taking and giving back control.
+//! view's taking and giving back control. A watch may also wait on a
+//! condition ([`super::long_wait`]).
 
 use std::pin::Pin;
 
@@ -17,12 +18,22 @@ use crate::error::GatewayError;
 pub type EventStream = Pin<Box<dyn Stream<Item = pb::SessionEvent> + Send>>;
 
 impl Dispatcher {
-    /// The events of the tenant's session `id` from now on.
-    pub async fn watch(&self, tenant: &Tenant, id: &str) -> Result<EventStream, GatewayError> {
+    /// The events of the tenant's session named by `request` from now on,
+    /// waiting on its condition too when it names one
+    /// ([`super::long_wait`]).
+    pub async fn watch(
+        &self,
+        tenant: &Tenant,
+        request: &pb::WatchRequest,
+    ) -> Result<EventStream, GatewayError> {
+        let id = request.session_id.as_str();
         if id.is_empty() {
             return Err(GatewayError::Invalid(
                 "session_id is required: it names the session to watch".into(),
             ));
+        }
+        if let Some(until) = &request.until {
+            super::long_wait::validate(until)?;
         }
         // Subscribed before the check, so nothing between the two is missed.
         let events = self.events.subscribe(id).await?;
@@ -44,6 +55,9 @@ impl Dispatcher {
                 Some(event)
             }
         });
+        if let Some(until) = request.until.clone() {
+            return Ok(self.long_wait(tenant, id, until, Box::pin(events)));
+        }
         // The close is the last event: the stream ends right after it.
         let stream = futures::stream::unfold(Some(Box::pin(events)), |state| async move {
             let mut events = state?;
