@@ -28,7 +28,6 @@ use axum::Router;
 use axum::extract::{Path, Query, State, WebSocketUpgrade};
 use axum::response::{IntoResponse as _, Response};
 use axum::routing::get;
-use fleet_store::{Tenant, now_millis};
 use http::StatusCode;
 
 use crate::Dispatcher;
@@ -74,21 +73,9 @@ async fn open_socket(
             .into_response();
     }
     // The session's tenant is who the socket acts as.
-    let row = match cdp.dispatcher.store().session(&session).await {
-        Ok(Some(row)) if !row.expired(now_millis()) => row,
-        Ok(_) => return (StatusCode::NOT_FOUND, "the session was not found").into_response(),
-        Err(e) => {
-            tracing::warn!(error = %e, "a DevTools socket could not read its session");
-            return (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the session store is unavailable; try again shortly",
-            )
-                .into_response();
-        }
-    };
-    let tenant = Tenant {
-        id: row.tenant_id,
-        name: String::new(),
+    let tenant = match crate::live::session_tenant(&cdp.dispatcher, &session).await {
+        Ok(tenant) => tenant,
+        Err(refusal) => return refusal,
     };
     let dispatcher = cdp.dispatcher.clone();
     let sockets = dispatcher.sockets().clone();

@@ -183,22 +183,10 @@ async fn open_socket(
     let Some(mode) = live.links.admit(&session, &q) else {
         return refused();
     };
-    // The session's tenant is who the page acts as; a closed or expired
-    // session has no live view.
-    let row = match live.dispatcher.store().session(&session).await {
-        Ok(Some(row)) if !row.expired(now_millis()) => row,
-        Ok(_) => return plain(StatusCode::NOT_FOUND, "the session was not found"),
-        Err(e) => {
-            tracing::warn!(error = %e, "a live view could not read its session");
-            return plain(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the session store is unavailable; try again shortly",
-            );
-        }
-    };
-    let tenant = Tenant {
-        id: row.tenant_id,
-        name: String::new(),
+    // A closed or expired session has no live view.
+    let tenant = match session_tenant(&live.dispatcher, &session).await {
+        Ok(tenant) => tenant,
+        Err(refusal) => return refusal,
     };
     let dispatcher = live.dispatcher.clone();
     let sockets = dispatcher.sockets().clone();
@@ -207,6 +195,28 @@ async fn open_socket(
         .on_upgrade(move |ws| {
             sockets.track_future(socket::run(ws, dispatcher, tenant, session, mode))
         })
+}
+
+/// The tenant a socket on session `session` acts as: the session's own,
+/// while it is open; the answer to give instead when it is not.
+pub(crate) async fn session_tenant(
+    dispatcher: &Dispatcher,
+    session: &str,
+) -> Result<Tenant, Response> {
+    match dispatcher.store().session(session).await {
+        Ok(Some(row)) if !row.expired(now_millis()) => Ok(Tenant {
+            id: row.tenant_id,
+            name: String::new(),
+        }),
+        Ok(_) => Err(plain(StatusCode::NOT_FOUND, "the session was not found")),
+        Err(e) => {
+            tracing::warn!(error = %e, session, "a socket could not read its session");
+            Err(plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the session store is unavailable; try again shortly",
+            ))
+        }
+    }
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response {

@@ -237,17 +237,7 @@ async fn the_protocol_orders_events_and_carries_sessions() {
     );
 
     // The old document's objects are gone with it.
-    let stale = raw
-        .send(
-            "Runtime.callFunctionOn",
-            json!({"functionDeclaration": "function () { return this.tagName }", "objectId": old}),
-            p,
-        )
-        .await;
-    assert_eq!(
-        stale["error"]["message"], "Could not find object with given id",
-        "{stale:#}"
-    );
+    assert_gone(&mut raw, &old, p).await;
     // Values by value and by handle, thrown errors, DOM queries.
     let sum = raw
         .send(
@@ -385,6 +375,21 @@ async fn the_protocol_orders_events_and_carries_sessions() {
     raw.position(|v| v["method"] == "Target.targetDestroyed");
 }
 
+/// Asserts remote object `old` is no more.
+async fn assert_gone(raw: &mut Raw, old: &str, page: Option<&str>) {
+    let stale = raw
+        .send(
+            "Runtime.callFunctionOn",
+            json!({"functionDeclaration": "function () { return this.tagName }", "objectId": old}),
+            page,
+        )
+        .await;
+    assert_eq!(
+        stale["error"]["message"], "Could not find object with given id",
+        "{stale:#}"
+    );
+}
+
 /// Attaches `raw` to the page with the Page and Runtime domains on; the
 /// page's CDP session.
 async fn attach(raw: &mut Raw) -> String {
@@ -430,8 +435,10 @@ async fn a_session_restored_on_another_worker_keeps_its_socket_and_starts_a_new_
             p,
         )
         .await;
-    let old = body["result"]["result"]["objectId"].clone();
-    assert!(old.is_string(), "{body:#}");
+    let old = body["result"]["result"]["objectId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{body:#}"))
+        .to_owned();
 
     let (owner, _) = fleet.route(&session).await;
     let victim: usize = owner.trim_start_matches("worker-").parse().unwrap();
@@ -461,17 +468,7 @@ async fn a_session_restored_on_another_worker_keeps_its_socket_and_starts_a_new_
         "{:#}",
         json!(raw.seen)
     );
-    let stale = raw
-        .send(
-            "Runtime.callFunctionOn",
-            json!({"functionDeclaration": "function () { return 1 }", "objectId": old}),
-            p,
-        )
-        .await;
-    assert_eq!(
-        stale["error"]["message"], "Could not find object with given id",
-        "{stale:#}"
-    );
+    assert_gone(&mut raw, &old, p).await;
 }
 
 /// The socket passed the HTTP layers once; each command counts against the

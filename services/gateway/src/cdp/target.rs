@@ -64,13 +64,7 @@ impl Conn {
                 Ok(json!({}))
             }
             "Target.attachToTarget" => {
-                let target = p
-                    .get("targetId")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                if target != self.id {
-                    return Err(no_target());
-                }
+                self.own_target(p)?;
                 let session = match &self.session {
                     Some(s) => s.clone(),
                     None => self.attach().await?,
@@ -79,13 +73,7 @@ impl Conn {
             }
             "Target.detachFromTarget" | "Target.activateTarget" => Ok(json!({})),
             "Target.closeTarget" => {
-                let target = p
-                    .get("targetId")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                if target != self.id {
-                    return Err(no_target());
-                }
+                self.own_target(p)?;
                 self.act(Kind::Close(pb::CloseSession {})).await?;
                 Ok(json!({"success": true}))
             }
@@ -93,6 +81,14 @@ impl Conn {
                 "this browser is one fleet session with one page: open another session (servo_session_status) and its own endpoint",
             )),
             _ => Err(CdpError::unknown(method)),
+        }
+    }
+
+    /// Refuses a command on a target other than the page.
+    fn own_target(&self, p: &Value) -> Result<(), CdpError> {
+        match p.get("targetId").and_then(Value::as_str) {
+            Some(t) if t == self.id => Ok(()),
+            _ => Err(no_target()),
         }
     }
 
