@@ -328,6 +328,17 @@ impl Fleet {
         out.trim().to_owned()
     }
 
+    /// Asks the gateway process to shut down, as Kubernetes does (SIGTERM).
+    pub async fn stop_gateway(&self) {
+        let pid = self._gateway.child.id().expect("the gateway is running");
+        let status = tokio::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .await
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// Deletes a session's route, as a Redis flush would: its next call must
     /// restore it from the last checkpoint.
     pub async fn forget_route(&self, session: &str) {

@@ -362,6 +362,22 @@ async fn the_protocol_orders_events_and_carries_sessions() {
     let logged = raw.event("Runtime.consoleAPICalled").await;
     assert_eq!(logged["params"]["type"], "warning");
     assert_eq!(logged["params"]["args"][0]["value"], "careful");
+    // A dialog the session's policy answered opens and closes.
+    let r = act(
+        &client,
+        "servo_evaluate",
+        &session,
+        json!({"script": "alert('heads up'); 1"}),
+    )
+    .await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    let opened = raw.event("Page.javascriptDialogOpening").await;
+    assert_eq!(
+        (&opened["params"]["type"], &opened["params"]["message"]),
+        (&json!("alert"), &json!("heads up"))
+    );
+    let closed = raw.event("Page.javascriptDialogClosed").await;
+    assert_eq!(closed["params"]["result"], true, "{closed:#}");
 
     // Closing the session detaches the page and ends the socket.
     let r = act(&client, "servo_session_close", &session, json!({})).await;
@@ -529,4 +545,24 @@ async fn commands_count_against_the_tenants_request_rate() {
         assert!(tokio::time::Instant::now() < deadline, "{r:#}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// A gateway that shuts down (a rolling update) closes its DevTools sockets
+/// with 1012, service restart: the client may connect again, to any gateway.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_gateway_that_shuts_down_closes_its_sockets_with_a_code_to_reconnect_on() {
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("acme").await;
+    let session = new_session(&client).await;
+    let url = endpoint(&client, &session).await;
+    let mut raw = Raw::open(&url).await;
+    attach(&mut raw).await;
+    fleet.stop_gateway().await;
+    while raw.recv().await.is_some() {}
+    let last = raw.seen.last().unwrap();
+    assert_eq!(last["close"], 1012, "{:#}", json!(raw.seen));
+    assert!(
+        last["reason"].as_str().unwrap().contains("reconnect"),
+        "{last:#}"
+    );
 }
