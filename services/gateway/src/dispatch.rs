@@ -247,15 +247,18 @@ impl Dispatcher {
 
     /// [`Dispatcher::execute`] for a DevTools client, whose libraries
     /// inject scripts of up to [`crate::validate::MAX_DEVTOOLS_SCRIPT_BYTES`].
-    /// Its socket passed the HTTP layers once, so each command is counted
-    /// here against the tenant's rate and calls in flight, as a call is.
+    /// Each command holds one of the tenant's calls in flight while it runs.
+    /// It does not take from the request rate: a client sends several small
+    /// commands where an agent sends one call (Puppeteer's `$$eval` sends
+    /// three per element it finds), so a rate sized for calls would refuse
+    /// ordinary scripts.
     pub(crate) async fn execute_devtools(
         &self,
         tenant: &Tenant,
         actions: Vec<BrowserAction>,
     ) -> Result<ExecuteResponse, GatewayError> {
         let place = match &self.limits {
-            Some(limits) => limits.admit(tenant).await?,
+            Some(limits) => limits.hold(tenant, limits.of(tenant).await).await?,
             None => None,
         };
         let answer = self

@@ -229,6 +229,16 @@ impl Limits {
                 retry_after: wait,
             });
         }
+        self.hold(tenant, l).await
+    }
+
+    /// Counts one call of `tenant` in flight, without taking from its rate:
+    /// the place it holds, or why it is refused.
+    pub(crate) async fn hold(
+        self: &Arc<Self>,
+        tenant: &Tenant,
+        l: TenantLimits,
+    ) -> Result<Option<InFlight>, GatewayError> {
         self.enter(tenant, l).await.map_err(|()| {
             limited(tenant, "in_flight");
             GatewayError::Limited {

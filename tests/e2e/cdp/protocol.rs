@@ -56,6 +56,12 @@ impl Raw {
 
     /// Sends a command and returns its reply (events before it are kept).
     async fn send(&mut self, method: &str, params: Value, session: Option<&str>) -> Value {
+        let id = self.start(method, params, session).await;
+        self.reply(id).await
+    }
+
+    /// Sends a command; its ID, to wait for its reply.
+    async fn start(&mut self, method: &str, params: Value, session: Option<&str>) -> i64 {
         self.next += 1;
         let id = self.next;
         let mut cmd = json!({"id": id, "method": method, "params": params});
@@ -63,6 +69,11 @@ impl Raw {
             cmd["sessionId"] = json!(s);
         }
         self.ws.send(Message::text(cmd.to_string())).await.unwrap();
+        id
+    }
+
+    /// The reply to command `id`.
+    async fn reply(&mut self, id: i64) -> Value {
         loop {
             let v = self.recv().await.expect("the socket stays open");
             if v["id"] == id {
@@ -487,64 +498,78 @@ async fn a_session_restored_on_another_worker_keeps_its_socket_and_starts_a_new_
     assert_gone(&mut raw, &old, p).await;
 }
 
-/// The socket passed the HTTP layers once; each command counts against the
-/// tenant's request rate as a call does, and a refused one is an error reply
-/// (the socket stays open).
+/// Each command holds one of the tenant's calls in flight while it runs: with
+/// a limit of one, a second client's command is refused (an error reply; its
+/// socket stays open) until the first command ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn commands_count_against_the_tenants_request_rate() {
-    let fleet = Fleet::start(1).await;
-    let client = fleet.client("rate").await;
-    let session = new_session(&client).await;
-    let url = endpoint(&client, &session).await;
-    let mut raw = Raw::open(&url).await;
-    let page = attach(&mut raw).await;
-    let p = Some(page.as_str());
-    crate::limits::set_limits(
-        &fleet,
-        "rate",
-        &["--requests-per-second", "1", "--burst", "1"],
-    )
-    .await;
-    // The gateway reads a tenant's limits again within 10 s.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    let refused = 'refused: loop {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no command was refused"
-        );
-        // Two at once, a few times a second: within the defaults, over 1/s.
-        for _ in 0..2 {
-            let r = raw
-                .send("Runtime.evaluate", json!({"expression": "1"}), p)
-                .await;
-            if let Some(e) = r.get("error") {
-                break 'refused e.clone();
-            }
+async fn a_running_command_holds_one_of_the_tenants_calls_in_flight() {
+    use axum::response::Html;
+    use axum::routing::get;
+    // A page whose `/held` answers only when the test says so, and says when
+    // it was asked.
+    let (asked, mut was_asked) = tokio::sync::mpsc::channel::<()>(1);
+    let answer = std::sync::Arc::new(tokio::sync::Notify::new());
+    let held = {
+        let answer = answer.clone();
+        move || async move {
+            asked.send(()).await.ok();
+            answer.notified().await;
+            "late"
         }
-        tokio::time::sleep(Duration::from_millis(300)).await;
     };
-    let message = refused["message"].as_str().unwrap();
+    let app = axum::Router::new()
+        .route("/", get(|| async { Html("<title>held</title>") }))
+        .route("/held", get(held));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let site = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let fleet = Fleet::start(1).await;
+    fleet.key("busy").await;
+    crate::limits::set_limits(&fleet, "busy", &["--max-in-flight", "1"]).await;
+    let client = fleet.client("busy").await;
+    let session = new_session(&client).await;
+    let r = act(&client, "servo_navigate", &session, json!({"url": site})).await;
+    assert_eq!(r["ok"], true, "{r:#}");
+    let url = endpoint(&client, &session).await;
+    let (mut first, mut second) = (Raw::open(&url).await, Raw::open(&url).await);
+    let one = attach(&mut first).await;
+    let two = attach(&mut second).await;
+
+    let slow = first
+        .start(
+            "Runtime.evaluate",
+            json!({
+                "expression": "const x = new XMLHttpRequest(); x.open('GET', '/held', false); x.send(); x.responseText",
+                "returnByValue": true,
+            }),
+            Some(&one),
+        )
+        .await;
+    tokio::time::timeout(Duration::from_secs(20), was_asked.recv())
+        .await
+        .expect("the first command runs");
+    let refused = second
+        .send("Runtime.evaluate", json!({"expression": "1"}), Some(&two))
+        .await;
     assert!(
-        message.starts_with("RESOURCE_EXHAUSTED: the tenant is over its 1 requests per second"),
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("RESOURCE_EXHAUSTED: the tenant already has 1 calls in flight"),
         "{refused:#}"
     );
-    // The rate has room again within a second or so, on the same socket.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let r = raw
-            .send(
-                "Runtime.evaluate",
-                json!({"expression": "6 * 7", "returnByValue": true}),
-                p,
-            )
-            .await;
-        if r.get("error").is_none() {
-            assert_eq!(r["result"]["result"]["value"], 42, "{r:#}");
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{r:#}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    answer.notify_one();
+    let done = first.reply(slow).await;
+    assert_eq!(done["result"]["result"]["value"], "late", "{done:#}");
+    let r = second
+        .send(
+            "Runtime.evaluate",
+            json!({"expression": "6 * 7", "returnByValue": true}),
+            Some(&two),
+        )
+        .await;
+    assert_eq!(r["result"]["result"]["value"], 42, "{r:#}");
 }
 
 /// A gateway that shuts down (a rolling update) closes its DevTools sockets
