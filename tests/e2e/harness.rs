@@ -233,6 +233,17 @@ pub async fn run_cli_env(args: &[&str], env: &[(&str, &str)]) -> (bool, String, 
     )
 }
 
+/// Sends SIGTERM to a process of the fleet.
+pub async fn sigterm(proc: &Proc) {
+    let pid = proc.child.id().expect("the process is running");
+    let status = tokio::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success());
+}
+
 /// A gateway, workers, and the stores behind them.
 pub struct Fleet {
     pub db: Database,
@@ -330,13 +341,7 @@ impl Fleet {
 
     /// Asks the gateway process to shut down, as Kubernetes does (SIGTERM).
     pub async fn stop_gateway(&self) {
-        let pid = self._gateway.child.id().expect("the gateway is running");
-        let status = tokio::process::Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
-            .status()
-            .await
-            .unwrap();
-        assert!(status.success());
+        sigterm(&self._gateway).await;
     }
 
     /// Deletes a session's route, as a Redis flush would: its next call must

@@ -121,13 +121,7 @@ async fn a_killed_workers_sessions_restore_on_the_other_worker() {
 
 /// Sends SIGTERM to a worker process.
 async fn sigterm(fleet: &Fleet, worker: usize) {
-    let pid = fleet.workers[worker].1.child.id().unwrap();
-    let status = tokio::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .await
-        .unwrap();
-    assert!(status.success());
+    crate::harness::sigterm(&fleet.workers[worker].1).await;
 }
 
 /// An evaluate that waits inside the page for the held fixture `name`, then

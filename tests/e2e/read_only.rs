@@ -4,7 +4,7 @@
 
 use fleet_proto::v1 as pb;
 use rmcp::model::CallToolRequestParams;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::harness::{Fleet, call, first, grpc};
 
@@ -48,6 +48,19 @@ async fn hello() -> String {
     format!("http://{addr}/")
 }
 
+/// Calls `tool`, which a read-only gateway does not list, with one
+/// `action`; the error it must answer with.
+async fn unlisted(client: &crate::harness::Client, tool: &'static str, action: Value) -> String {
+    client
+        .call_tool(
+            CallToolRequestParams::new(tool)
+                .with_arguments(json!({"actions": [action]}).as_object().cloned().unwrap()),
+        )
+        .await
+        .unwrap_err()
+        .to_string()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_read_only_gateway_offers_and_runs_only_tools_that_stay_in_the_tab() {
     let fleet = Fleet::start_env(1, &[("FLEET_READ_ONLY", "true")]).await;
@@ -75,18 +88,13 @@ async fn a_read_only_gateway_offers_and_runs_only_tools_that_stay_in_the_tab() {
     .await;
     assert_eq!(first(&out)["ok"], true, "{out:#}");
     let id = first(&out)["sessionID"].as_str().unwrap().to_owned();
-    let refused = client
-        .call_tool(
-            CallToolRequestParams::new("servo_evaluate").with_arguments(
-                json!({"actions": [{"sessionID": id, "script": "1"}]})
-                    .as_object()
-                    .cloned()
-                    .unwrap(),
-            ),
-        )
-        .await
-        .unwrap_err();
-    assert!(refused.to_string().contains("read-only"), "{refused}");
+    let refused = unlisted(
+        &client,
+        "servo_evaluate",
+        json!({"sessionID": id, "script": "1"}),
+    )
+    .await;
+    assert!(refused.contains("read-only"), "{refused}");
     // A person may watch the session, not drive it.
     let (watch, _) = call(
         &client,
@@ -104,18 +112,8 @@ async fn a_read_only_gateway_offers_and_runs_only_tools_that_stay_in_the_tab() {
     assert_eq!(raw.is_error, Some(true), "{drive:#}");
     assert!(drive.to_string().contains("read-only"), "{drive:#}");
     // Nor through a DevTools client.
-    let refused = client
-        .call_tool(
-            CallToolRequestParams::new("servo_cdp_endpoint").with_arguments(
-                json!({"actions": [{"sessionID": id}]})
-                    .as_object()
-                    .cloned()
-                    .unwrap(),
-            ),
-        )
-        .await
-        .unwrap_err();
-    assert!(refused.to_string().contains("read-only"), "{refused}");
+    let refused = unlisted(&client, "servo_cdp_endpoint", json!({"sessionID": id})).await;
+    assert!(refused.contains("read-only"), "{refused}");
     let (out, _) = call(
         &client,
         "servo_http_get",

@@ -347,14 +347,13 @@ async fn the_protocol_orders_events_and_carries_sessions() {
 
     // The session's own events: an agent's navigation and console output.
     raw.seen.clear();
-    let r = act(
+    agent(
         &client,
         "servo_navigate",
         &session,
         json!({"url": format!("{base}/second")}),
     )
     .await;
-    assert_eq!(r["ok"], true, "{r:#}");
     let navigated = raw.event("Page.frameNavigated").await;
     assert_eq!(
         navigated["params"]["frame"]["url"],
@@ -362,26 +361,24 @@ async fn the_protocol_orders_events_and_carries_sessions() {
     );
     assert_eq!(navigated["sessionId"], page.as_str());
     raw.event("Runtime.executionContextsCleared").await;
-    let r = act(
+    agent(
         &client,
         "servo_evaluate",
         &session,
         json!({"script": "console.warn('careful'); 1"}),
     )
     .await;
-    assert_eq!(r["ok"], true, "{r:#}");
     let logged = raw.event("Runtime.consoleAPICalled").await;
     assert_eq!(logged["params"]["type"], "warning");
     assert_eq!(logged["params"]["args"][0]["value"], "careful");
     // A dialog the session's policy answered opens and closes.
-    let r = act(
+    agent(
         &client,
         "servo_evaluate",
         &session,
         json!({"script": "alert('heads up'); 1"}),
     )
     .await;
-    assert_eq!(r["ok"], true, "{r:#}");
     let opened = raw.event("Page.javascriptDialogOpening").await;
     assert_eq!(
         (&opened["params"]["type"], &opened["params"]["message"]),
@@ -391,8 +388,7 @@ async fn the_protocol_orders_events_and_carries_sessions() {
     assert_eq!(closed["params"]["result"], true, "{closed:#}");
 
     // Closing the session detaches the page and ends the socket.
-    let r = act(&client, "servo_session_close", &session, json!({})).await;
-    assert_eq!(r["ok"], true, "{r:#}");
+    agent(&client, "servo_session_close", &session, json!({})).await;
     while raw.recv().await.is_some() {}
     let last = raw.seen.last().unwrap().clone();
     assert_eq!(last["close"], 1000, "{:#}", json!(raw.seen));
@@ -400,6 +396,12 @@ async fn the_protocol_orders_events_and_carries_sessions() {
         v["method"] == "Target.detachedFromTarget" && v["params"]["sessionId"] == page.as_str()
     });
     raw.position(|v| v["method"] == "Target.targetDestroyed");
+}
+
+/// An agent's action on `session` over MCP, which must succeed.
+async fn agent(client: &crate::harness::Client, tool: &str, session: &str, fields: Value) {
+    let r = act(client, tool, session, fields).await;
+    assert_eq!(r["ok"], true, "{tool}: {r:#}");
 }
 
 /// Asserts remote object `old` is no more.
@@ -443,14 +445,13 @@ async fn a_session_restored_on_another_worker_keeps_its_socket_and_starts_a_new_
     let mut fleet = Fleet::start(2).await;
     let client = fleet.client("acme").await;
     let session = new_session(&client).await;
-    let r = act(
+    agent(
         &client,
         "servo_navigate",
         &session,
         json!({"url": format!("{base}/form")}),
     )
     .await;
-    assert_eq!(r["ok"], true, "{r:#}");
     let url = endpoint(&client, &session).await;
     let mut raw = Raw::open(&url).await;
     let page = attach(&mut raw).await;
@@ -529,8 +530,7 @@ async fn a_running_command_holds_one_of_the_tenants_calls_in_flight() {
     crate::limits::set_limits(&fleet, "busy", &["--max-in-flight", "1"]).await;
     let client = fleet.client("busy").await;
     let session = new_session(&client).await;
-    let r = act(&client, "servo_navigate", &session, json!({"url": site})).await;
-    assert_eq!(r["ok"], true, "{r:#}");
+    agent(&client, "servo_navigate", &session, json!({"url": site})).await;
     let url = endpoint(&client, &session).await;
     let (mut first, mut second) = (Raw::open(&url).await, Raw::open(&url).await);
     let one = attach(&mut first).await;

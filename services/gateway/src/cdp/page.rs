@@ -40,7 +40,8 @@ impl Conn {
                 if self.lifecycle_enabled {
                     // The document is loaded already: say so.
                     for name in ["commit"].into_iter().chain(LOADED) {
-                        self.lifecycle(name, false);
+                        let params = self.lifecycle_params(name);
+                        self.event("Page.lifecycleEvent", params);
                     }
                 }
                 Ok(json!({}))
@@ -228,15 +229,6 @@ impl Conn {
             if let Err(e) = self.page("evaluate", &params).await {
                 tracing::debug!(error = %e.message, "a new-document script failed");
             }
-        }
-    }
-
-    fn lifecycle(&mut self, name: &str, after: bool) {
-        let params = self.lifecycle_params(name);
-        if after {
-            self.event_after("Page.lifecycleEvent", params);
-        } else {
-            self.event("Page.lifecycleEvent", params);
         }
     }
 
