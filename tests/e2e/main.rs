@@ -3,6 +3,7 @@
 //! over HTTP, and pages served from a loopback fixture server.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod admission;
 mod apps_ui;
 mod auth;
 mod bad_input;

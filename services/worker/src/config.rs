@@ -29,6 +29,17 @@ pub struct WorkerConfig {
     #[arg(long, env = "FLEET_CAPACITY", default_value_t = 64)]
     pub capacity: u32,
 
+    /// Actions that run engine code at once; the rest wait their turn in
+    /// arrival order, each for at most its budget (0: one per CPU this process
+    /// may use, which follows a container's CPU limit).
+    #[arg(
+        long = "engine-lanes",
+        env = "FLEET_ENGINE_LANES",
+        default_value_t = 0,
+        value_parser = clap::value_parser!(u32).range(0..=256)
+    )]
+    pub engine_lanes: u32,
+
     /// Memory cap of one session's engine, MiB.
     #[arg(
         long = "session-memory-mb",
@@ -108,6 +119,14 @@ pub struct WorkerConfig {
 }
 
 impl WorkerConfig {
+    /// How many actions run engine code at once (see `--engine-lanes`).
+    pub fn engine_lanes(&self) -> usize {
+        match self.engine_lanes {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n as usize,
+        }
+    }
+
     /// The engine cache directory, defaulting to the user's cache directory.
     pub fn cache_dir(&self) -> PathBuf {
         self.engine_cache_dir

@@ -17,6 +17,7 @@ use wasmtime::{
 };
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
+use crate::admission::Lane;
 use crate::net::{CookieStore, Fetcher};
 
 mod cache;
@@ -100,6 +101,9 @@ pub struct TabState {
     keep_downloads: bool,
     /// Downloads the current call's pages made, for the worker to store.
     downloads: Vec<PendingDownload>,
+    /// The turn at the engine the current action holds, set aside while the
+    /// page waits on the network.
+    lane: Option<Lane>,
 }
 
 impl WasiView for TabState {
@@ -281,6 +285,7 @@ impl EngineHost {
             deadline: Instant::now() + Duration::from_secs(30),
             preludes,
             preludes_served: 0,
+            lane: None,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
@@ -342,6 +347,22 @@ impl Tab {
     /// from the host rather than compiling them itself.
     pub fn preludes_from_host(&self) -> u32 {
         self.store.data().preludes_served
+    }
+
+    /// Runs the tab's engine work in `lane` until [`Tab::leave_lane`]; the
+    /// page's requests step aside from it while they wait on the network.
+    pub fn hold_lane(&mut self, lane: Lane) {
+        self.store.data_mut().lane = Some(lane);
+    }
+
+    /// Whether the tab holds a turn at the engine.
+    pub fn holds_lane(&self) -> bool {
+        self.store.data().lane.is_some()
+    }
+
+    /// Gives the tab's turn at the engine to the next action.
+    pub fn leave_lane(&mut self) {
+        self.store.data_mut().lane = None;
     }
 
     /// Whether a trap or timeout made the instance unusable.

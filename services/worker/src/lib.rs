@@ -5,6 +5,7 @@
 //! a separate metrics port ([`metrics_port`]) and its pod's deletion cost ([`deletion_cost`]).
 
 pub mod actions;
+pub mod admission;
 pub mod backlog;
 pub mod checkpoint;
 pub mod config;
@@ -107,6 +108,7 @@ impl Worker {
             host,
             &backends,
             config.checkpoint_backlog_mb.saturating_mul(1 << 20),
+            admission::Admission::new(config.engine_lanes()),
         );
         Ok(Self {
             sessions,

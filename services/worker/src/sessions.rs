@@ -16,6 +16,7 @@ use fleet_store::{Routing, SessionStore, StoreError};
 use tracing::Instrument as _;
 
 use crate::actions::{execute, page_of, with_capabilities};
+use crate::admission::Admission;
 use crate::backlog::{Backlog, Unwritten};
 use crate::checkpoint;
 use crate::downloads;
@@ -69,6 +70,8 @@ struct Inner {
     /// Recordings' rows and bytes; `None` without an object store.
     media: Option<Media>,
     events: crate::events::Publisher,
+    /// Turns at the engine, taken in arrival order.
+    admission: Admission,
 }
 
 impl Sessions {
@@ -85,6 +88,7 @@ impl Sessions {
         host: EngineHost,
         backends: &crate::Backends,
         backlog_bytes: usize,
+        admission: Admission,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -100,6 +104,7 @@ impl Sessions {
                 load_changed: tokio::sync::Notify::new(),
                 media: backends.media.clone(),
                 events: crate::events::Publisher::new(backends.events.clone()),
+                admission,
             }),
         }
     }
@@ -235,6 +240,11 @@ impl Sessions {
         let Some(tab) = s.tab.as_mut() else {
             return Err(Failure::new(ErrorCode::Internal, "the session has no tab").into());
         };
+        // The action waits for its turn at the engine (a restore already
+        // has one); its budget starts once it runs.
+        if !tab.holds_lane() {
+            tab.hold_lane(self.inner.admission.enter(budget).await?);
+        }
 
         let started = std::time::Instant::now();
         let captures = recording::may_change_page(&kind);
@@ -252,6 +262,8 @@ impl Sessions {
                 with_capabilities(out, entries)
             }
         };
+        // Storing downloads and the checkpoint wait on the network, not the CPU.
+        tab.leave_lane();
         let saved = downloads::store_pending(media, &req, tab).await;
         let events = &self.inner.events;
         events.after_action(&req.session_id, &mut s.last_url, &result, &saved, captures);

@@ -79,7 +79,14 @@ impl bindings::fleet::engine::network::Host for TabState {
             &mut no_jar
         };
         let entry = self.network.start(&request.method, &request.url);
+        // The CPU is idle while the response is out: another action may run.
+        if let Some(lane) = self.lane.as_mut() {
+            lane.step_aside();
+        }
         let resp = self.fetcher.fetch(request, jar, budget).await;
+        if let Some(lane) = self.lane.as_mut() {
+            lane.step_back().await;
+        }
         self.network.finish(entry, &resp);
         let resp = resp.map_err(|e| e.0)?;
         let source = resp.url.clone();

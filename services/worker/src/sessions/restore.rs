@@ -51,6 +51,9 @@ impl Sessions {
         }
         let stored = self.newest_checkpoint(&req.session_id, req.epoch).await?;
         if let Some(parts) = stored {
+            // Reloading the page is engine work: it takes a turn, which the
+            // call's action then keeps.
+            tab.hold_lane(self.inner.admission.enter(HOUSEKEEPING).await?);
             let started = Instant::now();
             let applied = match Checkpoint::from_parts(parts) {
                 Ok(checkpoint) => checkpoint.apply(&mut tab, HOUSEKEEPING).await?,
