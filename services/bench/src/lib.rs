@@ -352,6 +352,16 @@ pub fn render(report: &Report) -> String {
             load.peak_worker_pss as f64 / 1024.0 / 1024.0,
             load.peak_worker_rss as f64 / 1024.0 / 1024.0,
         ));
+        for kind in &load.by_action {
+            out.push_str(&format!(
+                "  {}: {} actions, p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms\n",
+                kind.action,
+                kind.latency_ms.count,
+                kind.latency_ms.median,
+                kind.latency_ms.p95,
+                kind.p99_ms,
+            ));
+        }
     }
     out
 }

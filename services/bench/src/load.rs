@@ -31,6 +31,9 @@ pub struct LoadReport {
     pub latency_ms: Summary,
     /// The 99th percentile, milliseconds.
     pub p99_ms: f64,
+    /// The same per kind of action (the first navigation creates the
+    /// session), so a tail can be traced to what made it.
+    pub by_action: Vec<ActionLatency>,
     /// Wall time of the whole test, seconds.
     pub wall_secs: f64,
     /// Actions completed per second over the whole test.
@@ -41,6 +44,26 @@ pub struct LoadReport {
     /// Peak of the two workers' summed proportional set size, bytes.
     pub peak_worker_pss: u64,
 }
+
+/// One kind of action's latency in the load test, milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActionLatency {
+    /// What the action was.
+    pub action: &'static str,
+    /// Its latencies.
+    pub latency_ms: Summary,
+    /// Their 99th percentile.
+    pub p99_ms: f64,
+}
+
+/// The kinds of action a load-test session makes, in the order reported.
+const KINDS: [&str; 5] = [
+    "create (inline page)",
+    "navigate (corpus page)",
+    "evaluate (localStorage write)",
+    "inspect",
+    "navigate (inline page)",
+];
 
 /// Runs `sessions` sessions × `actions` actions; bounded by `limit` in time.
 pub async fn run(
@@ -83,13 +106,15 @@ pub async fn run(
         }));
     }
     let mut latencies = Samples::new();
+    let mut per_kind: Vec<Samples> = KINDS.iter().map(|_| Samples::new()).collect();
     let mut errors = 0u64;
     let mut error_samples = Vec::new();
     let all = async {
         for task in tasks {
             let (times, errs) = task.await.context("a session task panicked")?;
-            for t in times {
+            for (kind, t) in times {
                 latencies.push_duration(t);
+                per_kind[kind].push_duration(t);
             }
             for e in errs {
                 errors += 1;
@@ -114,6 +139,15 @@ pub async fn run(
         error_samples,
         p99_ms: latencies.percentile(99.0).unwrap_or(f64::NAN),
         latency_ms: latencies.summary(),
+        by_action: KINDS
+            .iter()
+            .zip(&per_kind)
+            .map(|(action, samples)| ActionLatency {
+                action,
+                latency_ms: samples.summary(),
+                p99_ms: samples.percentile(99.0).unwrap_or(f64::NAN),
+            })
+            .collect(),
         wall_secs: wall.as_secs_f64(),
         actions_per_sec: latencies.len() as f64 / wall.as_secs_f64(),
         peak_worker_rss: peak.load(Ordering::Relaxed),
@@ -129,7 +163,7 @@ async fn session(
     site: &str,
     index: usize,
     actions: usize,
-) -> (Vec<Duration>, Vec<String>) {
+) -> (Vec<(usize, Duration)>, Vec<String>) {
     let (mut times, mut errors) = (Vec::new(), Vec::new());
     let mcp = match Mcp::connect(gateway, key).await {
         Ok(m) => m,
@@ -140,26 +174,27 @@ async fn session(
         Ok((id, _)) => id,
         Err(e) => return (times, vec![format!("{e:#}")]),
     };
-    times.push(t.elapsed());
+    times.push((0, t.elapsed()));
     for i in 1..actions {
-        let (tool, action) = match (index + i) % 4 {
-            0 => {
+        let kind = 1 + (index + i) % 4;
+        let (tool, action) = match kind {
+            1 => {
                 let (name, _) = PAGES[(index + i) % PAGES.len()];
                 (
                     "servo_navigate",
                     json!({ "sessionID": id, "url": format!("{site}/{name}") }),
                 )
             }
-            1 => (
+            2 => (
                 "servo_evaluate",
                 json!({ "sessionID": id, "script": "localStorage.setItem('n', String(Date.now())); document.title" }),
             ),
-            2 => ("servo_inspect", json!({ "sessionID": id })),
+            3 => ("servo_inspect", json!({ "sessionID": id })),
             _ => ("servo_navigate", json!({ "sessionID": id, "html": SMALL })),
         };
         let t = Instant::now();
         match mcp.act(tool, action).await {
-            Ok(_) => times.push(t.elapsed()),
+            Ok(_) => times.push((kind, t.elapsed())),
             Err(e) => errors.push(format!("{e:#}")),
         }
     }
