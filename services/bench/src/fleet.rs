@@ -151,7 +151,7 @@ impl Fleet {
                 .spawn()
                 .context("starting the gateway")?,
         );
-        let fleet = Fleet {
+        let mut fleet = Fleet {
             gateway: format!("http://{listen}"),
             workers: worker_urls,
             key,
@@ -162,7 +162,10 @@ impl Fleet {
         // The first start on a machine compiles the engine with Cranelift; allow for it.
         let deadline = Instant::now() + Duration::from_secs(600);
         let http = reqwest::Client::new();
-        for base in std::iter::once(&fleet.gateway).chain(fleet.workers.iter().map(|w| &w.0)) {
+        let bases: Vec<String> = std::iter::once(fleet.gateway.clone())
+            .chain(fleet.workers.iter().map(|w| w.0.clone()))
+            .collect();
+        for base in &bases {
             loop {
                 let ready = http
                     .get(format!("{base}/readyz"))
@@ -172,6 +175,13 @@ impl Fleet {
                 if ready {
                     break;
                 }
+                // A process that exited (a bad flag, a port taken) will never
+                // answer: say so now rather than after the deadline.
+                if let Some(status) = fleet.exited() {
+                    bail!(
+                        "a fleet process exited with {status} before it was ready (its stderr is above)"
+                    );
+                }
                 if Instant::now() > deadline {
                     bail!("{base} did not become ready within 600 s");
                 }
@@ -180,6 +190,13 @@ impl Fleet {
         }
         fleet.wait_for_registry(deadline).await?;
         Ok(fleet)
+    }
+
+    /// The exit status of the first of the fleet's processes that has exited.
+    fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.children
+            .iter_mut()
+            .find_map(|child| child.try_wait().ok().flatten())
     }
 
     async fn wait_for_registry(&self, deadline: Instant) -> anyhow::Result<()> {
