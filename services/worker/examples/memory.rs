@@ -1,0 +1,82 @@
+//! What a live tab costs in memory: opens N tabs of one page in this process
+//! and prints the process's PSS (and its anonymous part) after each.
+//!
+//! `cargo run -p fleet-worker --example memory -- http://127.0.0.1:8000/page.html 10`
+//! (a URL on loopback, so the page's scripts and styles load too, or a file).
+
+use std::time::Duration;
+
+use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
+use fleet_worker::net::{Fetcher, NetPolicy};
+
+/// `Pss:` and `Pss_Anon:` of this process, KiB.
+fn pss() -> anyhow::Result<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/self/smaps_rollup")?;
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Ok((field("Pss:"), field("Pss_Anon:")))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let target = args.get(1).map_or("page.html", String::as_str).to_owned();
+    let source = || -> anyhow::Result<Source> {
+        Ok(if target.starts_with("http") {
+            Source::Url(target.clone())
+        } else {
+            Source::Html(std::fs::read_to_string(&target)?)
+        })
+    };
+    let count: usize = args.get(2).map_or(Ok(10), |n| n.parse())?;
+    let cache = std::env::var_os("FLEET_ENGINE_CACHE_DIR")
+        .map(Into::into)
+        .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-probe-cache"));
+    let host = EngineHost::new(
+        HostConfig {
+            capacity: count as u32 + 1,
+            memory_cap: 512 << 20,
+            cache_dir: cache,
+            perf_map: false,
+            keep_downloads: false,
+        },
+        Fetcher::new(
+            NetPolicy {
+                allow_private: vec!["127.0.0.0/8".parse()?],
+            },
+            8 << 20,
+        )?,
+    )?;
+    host.warm().await?;
+    let (base, base_anon) = pss()?;
+    println!("warm host: PSS {} KiB (anon {} KiB)", base, base_anon);
+    let mut tabs = Vec::new();
+    let mut last = (base, base_anon);
+    for n in 1..=count {
+        let mut tab = host
+            .new_tab(Viewport {
+                width: 1280,
+                height: 720,
+            })
+            .await?;
+        let summary = tab.load(source()?, Duration::from_secs(15)).await?;
+        tabs.push(tab);
+        let now = pss()?;
+        println!(
+            "{n} tabs ({} chars of text): PSS {} KiB (+{}), anon {} KiB (+{})",
+            summary.text.len(),
+            now.0,
+            now.0.saturating_sub(last.0),
+            now.1,
+            now.1.saturating_sub(last.1)
+        );
+        last = now;
+    }
+    let per = last.1.saturating_sub(base_anon) / count.max(1) as u64;
+    println!("per tab (anonymous PSS): {per} KiB");
+    Ok(())
+}
