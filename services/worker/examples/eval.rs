@@ -10,8 +10,9 @@
 
 use std::time::{Duration, Instant};
 
-use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
-use fleet_worker::net::{Fetcher, NetPolicy};
+use fleet_worker::host::Viewport;
+
+mod common;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -22,24 +23,7 @@ async fn main() -> anyhow::Result<()> {
         (Some(path), _) => std::fs::read_to_string(path)?,
         _ => panic!("a script file or -e <expression>"),
     };
-    let cache = std::env::var_os("FLEET_ENGINE_CACHE_DIR")
-        .map(Into::into)
-        .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-probe-cache"));
-    let host = EngineHost::new(
-        HostConfig {
-            capacity: 2,
-            memory_cap: 512 << 20,
-            cache_dir: cache,
-            perf_map: false,
-            keep_downloads: false,
-        },
-        Fetcher::new(
-            NetPolicy {
-                allow_private: vec!["127.0.0.0/8".parse()?],
-            },
-            8 << 20,
-        )?,
-    )?;
+    let host = common::host(2)?;
     let budget = Duration::from_secs(15);
     let mut tab = host
         .new_tab(Viewport {
@@ -47,11 +31,7 @@ async fn main() -> anyhow::Result<()> {
             height: 720,
         })
         .await?;
-    let source = if target.starts_with("http") {
-        Source::Url(target.clone())
-    } else {
-        Source::Html(std::fs::read_to_string(target)?)
-    };
+    let source = common::source(target)?;
     let t = Instant::now();
     let summary = tab.load(source, budget).await?;
     eprintln!("load {:?} ({:?})", t.elapsed(), summary.settle);

@@ -6,8 +6,9 @@
 
 use std::time::Duration;
 
-use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
-use fleet_worker::net::{Fetcher, NetPolicy};
+use fleet_worker::host::Viewport;
+
+mod common;
 
 /// `Pss:` and `Pss_Anon:` of this process, KiB.
 fn pss() -> anyhow::Result<(u64, u64)> {
@@ -25,32 +26,10 @@ fn pss() -> anyhow::Result<(u64, u64)> {
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let target = args.get(1).map_or("page.html", String::as_str).to_owned();
-    let source = || -> anyhow::Result<Source> {
-        Ok(if target.starts_with("http") {
-            Source::Url(target.clone())
-        } else {
-            Source::Html(std::fs::read_to_string(&target)?)
-        })
-    };
+    let source = || common::source(&target);
+
     let count: usize = args.get(2).map_or(Ok(10), |n| n.parse())?;
-    let cache = std::env::var_os("FLEET_ENGINE_CACHE_DIR")
-        .map(Into::into)
-        .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-probe-cache"));
-    let host = EngineHost::new(
-        HostConfig {
-            capacity: count as u32 + 1,
-            memory_cap: 512 << 20,
-            cache_dir: cache,
-            perf_map: false,
-            keep_downloads: false,
-        },
-        Fetcher::new(
-            NetPolicy {
-                allow_private: vec!["127.0.0.0/8".parse()?],
-            },
-            8 << 20,
-        )?,
-    )?;
+    let host = common::host(count as u32 + 1)?;
     host.warm().await?;
     let (base, base_anon) = pss()?;
     println!("warm host: PSS {} KiB (anon {} KiB)", base, base_anon);

@@ -7,8 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use fleet_worker::host::{EngineHost, HostConfig, Source, Viewport};
-use fleet_worker::net::{Fetcher, NetPolicy};
+use fleet_worker::host::{Source, Viewport};
+
+mod common;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -17,23 +18,8 @@ async fn main() -> anyhow::Result<()> {
         args.get(1).expect("a file or URL"),
         args.get(2).expect("an output PNG path"),
     );
-    let policy = NetPolicy {
-        allow_private: vec!["127.0.0.0/8".parse()?],
-    };
-    let cache = std::env::var_os("FLEET_ENGINE_CACHE_DIR")
-        .map(Into::into)
-        .unwrap_or_else(|| std::env::temp_dir().join("servo-fleet-probe-cache"));
     let t = Instant::now();
-    let host = EngineHost::new(
-        HostConfig {
-            capacity: 32,
-            memory_cap: 512 << 20,
-            cache_dir: cache,
-            perf_map: false,
-            keep_downloads: false,
-        },
-        Fetcher::new(policy, 8 << 20)?,
-    )?;
+    let host = common::host(32)?;
     eprintln!("engine ready in {:?}", t.elapsed());
     let budget = Duration::from_secs(15);
     for round in 0..3 {
@@ -64,13 +50,7 @@ async fn main() -> anyhow::Result<()> {
             height: 720,
         })
         .await?;
-    let source = || -> anyhow::Result<Source> {
-        Ok(if target.starts_with("http") {
-            Source::Url(target.clone())
-        } else {
-            Source::Html(std::fs::read_to_string(target)?)
-        })
-    };
+    let source = || common::source(target);
     let t = Instant::now();
     let summary = tab.load(source()?, budget).await?;
     eprintln!("load {:?}", t.elapsed());
