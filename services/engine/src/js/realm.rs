@@ -209,7 +209,7 @@ pub(super) fn build<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>, String> {
         .map_err(|e| format!("the canvas prelude failed: {}", describe(&e)))?;
     // The input prelude adds its hooks (`userClick`, ...) to the engine's.
     prelude(INPUT)?
-        .call::<_, ()>((native, internals.clone(), hooks.clone()))
+        .call::<_, ()>((native.clone(), internals.clone(), hooks.clone()))
         .catch(ctx)
         .map_err(|e| format!("the input prelude failed: {}", describe(&e)))?;
     prelude(INTL)?
@@ -221,7 +221,7 @@ pub(super) fn build<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>, String> {
         .catch(ctx)
         .map_err(|e| format!("the RegExp prelude failed: {}", describe(&e)))?;
     prelude(WEBIDL)?
-        .call::<_, ()>((internals,))
+        .call::<_, ()>((native, internals))
         .catch(ctx)
         .map_err(|e| format!("the WebIDL prelude failed: {}", describe(&e)))?;
     Ok(hooks)

@@ -32,6 +32,7 @@ mod storage;
 mod style;
 mod tree;
 mod urls;
+mod webidl;
 
 use url::Url;
 
@@ -271,5 +272,6 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>> {
     scripts::install(ctx, &native)?;
     encoding::install(ctx, &native)?;
     realms::install(ctx, &native)?;
+    webidl::install(ctx, &native)?;
     Ok(native)
 }
