@@ -1,6 +1,7 @@
 //! What the engine examples share: a host set up as a developer runs one (the
-//! engine cache from `FLEET_ENGINE_CACHE_DIR`, loopback allowed) and a page
-//! named on the command line.
+//! engine cache from `FLEET_ENGINE_CACHE_DIR`, a perf map of the JIT code for
+//! `perf` when `FLEET_PERF_MAP=true`, loopback allowed) and a page named on
+//! the command line.
 
 use fleet_worker::host::{EngineHost, HostConfig, Source};
 use fleet_worker::net::{Fetcher, NetPolicy};
@@ -15,7 +16,7 @@ pub fn host(capacity: u32) -> anyhow::Result<EngineHost> {
             capacity,
             memory_cap: 512 << 20,
             cache_dir: cache,
-            perf_map: false,
+            perf_map: std::env::var_os("FLEET_PERF_MAP").is_some_and(|v| v == "true"),
             keep_downloads: false,
         },
         Fetcher::new(

@@ -1,0 +1,50 @@
+//! What loading a page costs in the engine alone: loads one page N times in
+//! one tab (each load a new document and, if it has scripts, a new realm) and
+//! prints the median, p95 and fastest load. Used to A/B an engine change
+//! without the fleet's protocols around it.
+//!
+//! `cargo run -p fleet-worker --example loads -- page.html 200`
+
+use std::time::{Duration, Instant};
+
+use fleet_worker::host::Viewport;
+
+mod common;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let target = args.get(1).map_or("page.html", String::as_str).to_owned();
+    let count: usize = args.get(2).map_or(Ok(100), |n| n.parse())?.max(1);
+    let host = common::host(2)?;
+    host.warm().await?;
+    let mut tab = host
+        .new_tab(Viewport {
+            width: 1280,
+            height: 720,
+        })
+        .await?;
+    let budget = Duration::from_secs(15);
+    // The first load pays for what an instance does once (the preludes'
+    // bytecode handed over, first allocations); it is left out.
+    tab.load(common::source(&target)?, budget).await?;
+    let mut times = Vec::with_capacity(count);
+    for _ in 0..count {
+        let source = common::source(&target)?;
+        let t = Instant::now();
+        let summary = tab.load(source, budget).await?;
+        times.push(t.elapsed());
+        if let Some(e) = summary.load_error {
+            anyhow::bail!("the page did not load: {e}");
+        }
+    }
+    times.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "{count} loads of {target}: median {:.2} ms, p95 {:.2} ms, fastest {:.2} ms",
+        at(0.5).as_secs_f64() * 1e3,
+        at(0.95).as_secs_f64() * 1e3,
+        times[0].as_secs_f64() * 1e3,
+    );
+    Ok(())
+}
