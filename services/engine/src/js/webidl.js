@@ -23,7 +23,7 @@
   'use strict';
   const g = globalThis;
   const { builtinGlobals } = internals;
-  const { defineProperty, getOwnPropertyDescriptor, getOwnPropertyNames } = Object;
+  const { defineProperty, getOwnPropertyDescriptor } = Object;
   const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
   // ---- Function.prototype.toString -----------------------------------------
@@ -45,9 +45,10 @@
 
   // ---- interfaces -----------------------------------------------------------
   // Every interface among the globals the preludes added gets its WebIDL
-  // shape, its interface object becomes non-enumerable, and the window's own
-  // operations (`setTimeout`) are named; natively, as a walk over a few
-  // thousand members (js/natives/webidl.rs, where the WebIDL lengths are).
+  // shape, its interface object becomes non-enumerable, and the window's and
+  // the namespaces' own operations (`setTimeout`, `console.log`) are named;
+  // natively, as a walk over a few thousand members (js/natives/webidl.rs,
+  // where the WebIDL lengths and placeholder names are).
   native.shapeInterfaces([...builtinGlobals]);
   // Operations the JavaScript engine itself puts on the global object
   // (QuickJS has these web APIs) are, on a window, enumerable.
@@ -58,14 +59,4 @@
   if (g.console) defineProperty(g.console, Symbol.toStringTag, { value: 'console', configurable: true });
   // QuickJS names its global object `global`; a window's tag comes from Window.prototype.
   if (hasOwn(g, Symbol.toStringTag)) delete g[Symbol.toStringTag];
-  // Namespace objects' operations carry their names (`console.log`) where
-  // the way they were written gave them none of their own (as natively).
-  const PLACEHOLDERS = ['', 'get', 'set', 'value'];
-  for (const ns of [g.console, g.CSS]) {
-    if (!ns) continue;
-    for (const key of getOwnPropertyNames(ns)) {
-      const d = getOwnPropertyDescriptor(ns, key);
-      if ('value' in d && typeof d.value === 'function' && d.configurable && d.value.name !== key && PLACEHOLDERS.includes(d.value.name)) defineProperty(d.value, 'name', { value: key, configurable: true });
-    }
-  }
 })

@@ -69,11 +69,16 @@ const LENGTHS: &[(&str, &str, i32)] = &[
 /// language's built-ins).
 const PLACEHOLDERS: [&str; 4] = ["", "get", "set", "value"];
 
+/// The window's namespace objects whose operations are named like an
+/// interface's.
+const NAMESPACES: [&str; 2] = ["console", "CSS"];
+
 /// Add the WebIDL native to `native`.
 pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
     // Shape every interface among the window's globals that are not in
     // `builtins` (the names the language itself defines), make the interface
-    // objects non-enumerable, and name the window's own operations.
+    // objects non-enumerable, and name the window's and the namespaces' own
+    // operations.
     native.set(
         "shapeInterfaces",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, builtins: Array<'js>| {
@@ -222,6 +227,28 @@ impl<'js> Shaper<'js> {
             {
                 self.named(&own.value, || Ok(name.clone()))?;
                 self.length_of(&own.value, "window", &name)?;
+            }
+        }
+        drop(names);
+        // Namespace objects' operations carry their names (`console.log`).
+        for namespace in NAMESPACES {
+            let namespace: Value = global.get(namespace)?;
+            if namespace.is_object() {
+                self.namespace(&namespace)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A namespace object's operations named after their keys.
+    fn namespace(&self, namespace: &Value<'js>) -> Result<()> {
+        let names = self.names(namespace.as_raw())?;
+        for atom in names.atoms() {
+            let Some(own) = self.own(namespace.as_raw(), atom)? else {
+                continue;
+            };
+            if !own.is_accessor() && own.configurable() {
+                self.named(&own.value, || self.text(atom))?;
             }
         }
         Ok(())
