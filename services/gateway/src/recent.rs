@@ -16,6 +16,14 @@ use std::time::Duration;
 use fleet_store::{Route, SessionRow, StoreError, Tenant, WorkerInfo};
 use tokio::time::Instant;
 
+/// How long one read of the worker registry answers every call of this
+/// gateway. Workers write their entries every 2 s (`--heartbeat-secs`), so a
+/// read is that stale already; reusing it this long saves each call the
+/// registry's Redis round trips. A worker that left since is refused on
+/// connect (or refuses, draining) and the call moves on to another; a session
+/// whose owner is missing from a reused read reads the registry again.
+pub const REGISTRY_REUSE: Duration = Duration::from_secs(1);
+
 /// Most entries one memory holds; beyond it the oldest are dropped first (a
 /// gateway sees at most this many distinct sessions within a grace period).
 pub const MAX_REMEMBERED: usize = 100_000;
@@ -214,8 +222,27 @@ impl Recent {
         self.routes.remove(&id.to_owned());
     }
 
-    /// The live workers, through `fetch`.
+    /// The live workers: the registry as read within [`REGISTRY_REUSE`],
+    /// otherwise through `fetch`. An empty registry is always read again, so
+    /// the first worker to register is seen at once.
     pub async fn workers(
+        &self,
+        fetch: impl Future<Output = Result<Vec<WorkerInfo>, StoreError>>,
+    ) -> Result<Vec<WorkerInfo>, StoreError> {
+        if let Some(found) = self
+            .workers
+            .younger_than(&(), REGISTRY_REUSE)
+            .filter(|found| !found.is_empty())
+        {
+            return Ok(found);
+        }
+        self.read_workers(fetch).await
+    }
+
+    /// The live workers through `fetch`, whatever was read before: for a
+    /// call whose session's owner is missing from a reused registry, which
+    /// may only have registered since.
+    pub async fn read_workers(
         &self,
         fetch: impl Future<Output = Result<Vec<WorkerInfo>, StoreError>>,
     ) -> Result<Vec<WorkerInfo>, StoreError> {
@@ -352,6 +379,41 @@ mod tests {
             .route("s2", async { Err(StoreError::Corrupt("bad".into())) })
             .await;
         assert!(matches!(stale, Err(StoreError::Corrupt(_))));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_registry_read_serves_calls_for_a_second_and_an_empty_one_is_read_again() {
+        let recent = Recent::new(Grace::default());
+        let worker = |id: &str| WorkerInfo {
+            id: id.into(),
+            address: String::new(),
+            capacity: 4,
+            live_sessions: 0,
+        };
+        let empty = recent.workers(async { Ok(Vec::new()) }).await.unwrap();
+        assert!(empty.is_empty());
+        let first = recent
+            .workers(async { Ok(vec![worker("w1")]) })
+            .await
+            .unwrap();
+        assert_eq!(first.len(), 1, "an empty registry is not reused");
+        tokio::time::advance(REGISTRY_REUSE - Duration::from_millis(1)).await;
+        let reused = recent
+            .workers(async { Ok(vec![worker("w1"), worker("w2")]) })
+            .await
+            .unwrap();
+        assert_eq!(reused.len(), 1, "within the reuse the store is not asked");
+        let fresh = recent
+            .read_workers(async { Ok(vec![worker("w1"), worker("w2")]) })
+            .await
+            .unwrap();
+        assert_eq!(fresh.len(), 2, "a forced read asks the store");
+        tokio::time::advance(REGISTRY_REUSE).await;
+        let later = recent
+            .workers(async { Ok(vec![worker("w2")]) })
+            .await
+            .unwrap();
+        assert_eq!(later[0].id, "w2", "past the reuse the store answers");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use tracing::Instrument as _;
 
 use super::Dispatcher;
 use super::answers::{fail, store_fail};
-use super::placement::{exclude, take_worker};
+use super::placement::exclude;
 
 impl Dispatcher {
     /// Sends a run to `worker`. When the worker provably did not run it — it
@@ -35,7 +35,7 @@ impl Dispatcher {
                 exclude(workers, &worker.id);
             }
         }
-        let Some(other) = take_worker(workers) else {
+        let Some(other) = self.place(workers, Some(&worker.id)).await else {
             self.note_unplaced(&req.session_id).await;
             return Err(fail(
                 ErrorCode::Unavailable,

@@ -43,6 +43,28 @@ pub(super) fn exclude(workers: &Mutex<Vec<WorkerInfo>>, id: &str) {
 }
 
 impl Dispatcher {
+    /// Picks a worker for a new or restored session like [`take_worker`].
+    /// The call's registry snapshot may be a reused read (see
+    /// [`crate::recent::REGISTRY_REUSE`]), so the registry is read again when
+    /// it has no worker with room, and always after worker `failed` did not
+    /// take the call (it, and others listed with it, may have gone).
+    pub(super) async fn place(
+        &self,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        failed: Option<&str>,
+    ) -> Option<WorkerInfo> {
+        if failed.is_none()
+            && let Some(w) = take_worker(workers)
+        {
+            return Some(w);
+        }
+        if let Ok(mut fresh) = self.recent.read_workers(self.routing.workers()).await {
+            fresh.retain(|w| Some(w.id.as_str()) != failed);
+            *workers.lock().unwrap_or_else(|p| p.into_inner()) = fresh;
+        }
+        take_worker(workers)
+    }
+
     /// Records a session no worker had room for as demand the fleet could not
     /// meet; a failure to record it never fails the call.
     pub(super) async fn note_unplaced(&self, session_id: &str) {

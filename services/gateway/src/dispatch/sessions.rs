@@ -12,7 +12,6 @@ use fleet_store::{SessionStatus, Tenant, WorkerInfo, now_millis};
 use tracing::Instrument as _;
 
 use super::answers::{fail, status, store_fail};
-use super::placement::take_worker;
 use super::{Caller, Dispatcher};
 use crate::validate::DEFAULT_VIEWPORT;
 
@@ -51,7 +50,7 @@ impl Dispatcher {
         viewport: Option<pb::Viewport>,
         action: pb::Action,
     ) -> Result<ActionOutput, ActionError> {
-        let Some(worker) = take_worker(workers) else {
+        let Some(worker) = self.place(workers, None).await else {
             self.note_unplaced(id).await;
             return Err(fail(
                 ErrorCode::Unavailable,
@@ -130,8 +129,10 @@ impl Dispatcher {
         caller: Caller<'_>,
     ) -> Result<ActionOutput, ActionError> {
         let (row, route, controller) = async {
-            let row = self.recent.session(id, self.store.session(id)).await;
-            let (route, controller) = tokio::join!(
+            // Three reads of two stores, at once: a call waits for the
+            // slowest, not for their sum.
+            let (row, route, controller) = tokio::join!(
+                self.recent.session(id, self.store.session(id)),
                 self.recent.route(id, self.routing.route(id)),
                 self.routing.controller(id)
             );
@@ -160,10 +161,10 @@ impl Dispatcher {
                 ));
             }
         };
-        let registered = route.as_ref().and_then(|r| {
-            let ws = workers.lock().unwrap_or_else(|p| p.into_inner());
-            ws.iter().find(|w| w.id == r.worker).cloned()
-        });
+        let registered = match &route {
+            Some(r) => self.registered(workers, &r.worker).await,
+            None => None,
+        };
         match &action.kind {
             Some(Kind::Status(_)) => return Ok(status(&row, registered.is_some())),
             Some(Kind::LiveView(view)) => return self.live_link(id, view),
@@ -189,7 +190,7 @@ impl Dispatcher {
             (Some(w), Some(r)) => (w, r.epoch),
             _ => {
                 // No owner, or the owner is gone: restore on the least-loaded worker.
-                let Some(w) = take_worker(workers) else {
+                let Some(w) = self.place(workers, None).await else {
                     self.note_unplaced(id).await;
                     return Err(fail(
                         ErrorCode::Unavailable,
@@ -214,6 +215,27 @@ impl Dispatcher {
             action: Some(action),
         };
         self.send(workers, worker, row.epoch, req).await
+    }
+
+    /// The worker `id` as the call's registry snapshot lists it. The snapshot
+    /// may be a reused read ([`crate::recent::REGISTRY_REUSE`]) from before
+    /// `id` registered: a worker missing from it is looked for in a fresh
+    /// read before the session is taken from it.
+    async fn registered(&self, workers: &Mutex<Vec<WorkerInfo>>, id: &str) -> Option<WorkerInfo> {
+        let listed = |ws: &[WorkerInfo]| ws.iter().find(|w| w.id == id).cloned();
+        if let Some(w) = listed(&workers.lock().unwrap_or_else(|p| p.into_inner())) {
+            return Some(w);
+        }
+        let fresh = self
+            .recent
+            .read_workers(self.routing.workers())
+            .await
+            .ok()?;
+        let found = listed(&fresh);
+        if found.is_some() {
+            *workers.lock().unwrap_or_else(|p| p.into_inner()) = fresh;
+        }
+        found
     }
 
     /// Deletes a session with everything stored for it. Its route goes too, so a
