@@ -13,7 +13,7 @@ use std::time::Duration;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use fleet_store::{Limiter, MemoryLimiter, SessionStore, Tenant, TenantLimits};
+use fleet_store::{Admission, Call, Limiter, MemoryLimiter, SessionStore, Tenant, TenantLimits};
 use http::header;
 
 use crate::error::GatewayError;
@@ -126,60 +126,6 @@ impl Limits {
         }
     }
 
-    /// Takes one request from the tenant's rate; the wait when refused.
-    async fn take(&self, tenant: &Tenant, l: TenantLimits) -> Option<Duration> {
-        let rate = l.requests_per_second.unwrap_or(0);
-        if rate == 0 {
-            return None;
-        }
-        let burst = l.burst.unwrap_or(rate).max(1);
-        match self.counters.take(&tenant.id, rate, burst).await {
-            Ok(wait) => wait,
-            Err(_) => self
-                .local
-                .take(&tenant.id, rate, burst)
-                .await
-                .ok()
-                .flatten(),
-        }
-    }
-
-    /// Counts a call in flight; `Err` when the tenant already has its most.
-    async fn enter(
-        self: &Arc<Self>,
-        tenant: &Tenant,
-        l: TenantLimits,
-    ) -> Result<Option<InFlight>, ()> {
-        let max = l.max_in_flight.unwrap_or(0);
-        if max == 0 {
-            return Ok(None);
-        }
-        let call = uuid::Uuid::new_v4().to_string();
-        let (entered, local) = match self
-            .counters
-            .enter(&tenant.id, &call, max, self.lapse)
-            .await
-        {
-            Ok(entered) => (entered, false),
-            Err(_) => (
-                self.local
-                    .enter(&tenant.id, &call, max, self.lapse)
-                    .await
-                    .unwrap_or(true),
-                true,
-            ),
-        };
-        if !entered {
-            return Err(());
-        }
-        Ok(Some(InFlight {
-            limits: self.clone(),
-            tenant: tenant.id.clone(),
-            call,
-            local,
-        }))
-    }
-
     /// Refuses a call that would create `new` sessions past the tenant's open
     /// sessions limit; nothing has been created when it does.
     pub async fn admit_sessions(&self, tenant: &Tenant, new: usize) -> Result<(), GatewayError> {
@@ -205,31 +151,34 @@ impl Limits {
     }
 }
 
+/// The refusal of a call past the tenant's calls in flight.
+fn in_flight_refused(tenant: &Tenant, l: TenantLimits) -> GatewayError {
+    limited(tenant, "in_flight");
+    GatewayError::Limited {
+        message: format!(
+            "the tenant already has {} calls in flight, its limit; retry when one ends",
+            l.max_in_flight.unwrap_or(0)
+        ),
+        retry_after: fleet_store::PROBE_INTERVAL,
+    }
+}
+
 fn limited(tenant: &Tenant, limit: &'static str) {
     fleet_telemetry::counter!("fleet_gateway_limited_total", "tenant" => tenant.name.clone(), "limit" => limit)
         .increment(1);
 }
 
 impl Limits {
-    /// Admits one call of `tenant` under its rate, then its calls in flight:
-    /// the place it holds (to leave when it ends), or why it is refused.
+    /// Admits one call of `tenant` under its rate, then its calls in flight
+    /// (one round trip to Redis for both): the place it holds (to leave when
+    /// it ends), or why it is refused.
     pub(crate) async fn admit(
         self: &Arc<Self>,
         tenant: &Tenant,
     ) -> Result<Option<InFlight>, GatewayError> {
         let l = self.of(tenant).await;
-        if let Some(wait) = self.take(tenant, l).await {
-            limited(tenant, "requests_per_second");
-            return Err(GatewayError::Limited {
-                message: format!(
-                    "the tenant is over its {} requests per second (burst {}); retry after the hint",
-                    l.requests_per_second.unwrap_or(0),
-                    l.burst.unwrap_or(0)
-                ),
-                retry_after: wait,
-            });
-        }
-        self.hold(tenant, l).await
+        self.let_in(tenant, l, l.requests_per_second.unwrap_or(0))
+            .await
     }
 
     /// Counts one call of `tenant` in flight, without taking from its rate:
@@ -239,16 +188,59 @@ impl Limits {
         tenant: &Tenant,
         l: TenantLimits,
     ) -> Result<Option<InFlight>, GatewayError> {
-        self.enter(tenant, l).await.map_err(|()| {
-            limited(tenant, "in_flight");
-            GatewayError::Limited {
-                message: format!(
-                    "the tenant already has {} calls in flight, its limit; retry when one ends",
-                    l.max_in_flight.unwrap_or(0)
-                ),
-                retry_after: fleet_store::PROBE_INTERVAL,
+        self.let_in(tenant, l, 0).await
+    }
+
+    /// Takes one request from a rate of `rate` per second (0: none), then
+    /// counts the call in flight under `l`. While Redis is unreachable the
+    /// gateway counts on its own.
+    async fn let_in(
+        self: &Arc<Self>,
+        tenant: &Tenant,
+        l: TenantLimits,
+        rate: u32,
+    ) -> Result<Option<InFlight>, GatewayError> {
+        let max = l.max_in_flight.unwrap_or(0);
+        if rate == 0 && max == 0 {
+            return Ok(None);
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        let call = Call {
+            id: &id,
+            rate,
+            burst: l.burst.unwrap_or(rate).max(1),
+            max,
+            lapse: self.lapse,
+        };
+        let (admission, local) = match self.counters.admit(&tenant.id, &call).await {
+            Ok(admission) => (admission, false),
+            Err(_) => (
+                self.local
+                    .admit(&tenant.id, &call)
+                    .await
+                    .unwrap_or(Admission::Admitted),
+                true,
+            ),
+        };
+        match admission {
+            Admission::Wait(wait) => {
+                limited(tenant, "requests_per_second");
+                Err(GatewayError::Limited {
+                    message: format!(
+                        "the tenant is over its {rate} requests per second (burst {}); retry after the hint",
+                        l.burst.unwrap_or(0)
+                    ),
+                    retry_after: wait,
+                })
             }
-        })
+            Admission::Full => Err(in_flight_refused(tenant, l)),
+            Admission::Admitted => Ok((max > 0).then(|| InFlight {
+                limits: self.clone(),
+                tenant: tenant.id.clone(),
+                call: id,
+                local,
+            })),
+        }
     }
 }
 

@@ -15,8 +15,8 @@ use tokio::time::Instant;
 use async_trait::async_trait;
 
 use crate::{
-    CheckpointWrite, Limiter, NewKey, Part, Route, Routing, SessionRow, SessionStore, StoreError,
-    StoredCheckpoint, Tenant, TenantLimits, WorkerInfo,
+    Admission, Call, CheckpointWrite, Limiter, NewKey, Part, Route, Routing, SessionRow,
+    SessionStore, StoreError, StoredCheckpoint, Tenant, TenantLimits, WorkerInfo,
 };
 
 /// How long a breaker answers `Unavailable` without trying after it found the
@@ -383,6 +383,9 @@ impl Limiter for GuardedLimiter {
     }
     async fn leave(&self, tenant: &str, call: &str) -> Result<(), StoreError> {
         self.breaker.call(self.inner.leave(tenant, call)).await
+    }
+    async fn admit(&self, tenant: &str, call: &Call<'_>) -> Result<Admission, StoreError> {
+        self.breaker.call(self.inner.admit(tenant, call)).await
     }
 }
 

@@ -33,7 +33,7 @@ pub use events::{EventStream, Events, MemoryEvents};
 pub use guard::{Breaker, GuardedLimiter, GuardedRouting, GuardedStore, PROBE_INTERVAL, Probe};
 pub use key_admin::{KeyInfo, KeyStatus};
 pub use keys::{KEY_MARKER, KEY_PREFIX_CHARS, generate_key, hash_key, key_prefix};
-pub use limiter::{Limiter, MemoryLimiter};
+pub use limiter::{Admission, Call, Limiter, MemoryLimiter};
 pub use memory::MemoryRouting;
 pub use recordings::{Encoded, GuardedRecordings, NewRecording, RecordingRow, RecordingStore};
 pub use redis_routing::RedisRouting;

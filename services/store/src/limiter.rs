@@ -38,6 +38,49 @@ pub trait Limiter: Send + Sync {
     ) -> Result<bool, StoreError>;
     /// Ends call `call`.
     async fn leave(&self, tenant: &str, call: &str) -> Result<(), StoreError>;
+
+    /// One call's admission as one step: [`Limiter::take`] from the rate, then,
+    /// if it was allowed, [`Limiter::enter`] in flight. `rate` 0 skips the
+    /// rate, `max` 0 the count in flight. Backends that count remotely do it
+    /// in one round trip.
+    async fn admit(&self, tenant: &str, call: &Call<'_>) -> Result<Admission, StoreError> {
+        if call.rate > 0
+            && let Some(wait) = self.take(tenant, call.rate, call.burst).await?
+        {
+            return Ok(Admission::Wait(wait));
+        }
+        if call.max > 0 && !self.enter(tenant, call.id, call.max, call.lapse).await? {
+            return Ok(Admission::Full);
+        }
+        Ok(Admission::Admitted)
+    }
+}
+
+/// A call asking [`Limiter::admit`] to let it in.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// The call's ID, which [`Limiter::leave`] names.
+    pub id: &'a str,
+    /// Requests per second, sustained; 0: no rate.
+    pub rate: u32,
+    /// Requests at once above the rate.
+    pub burst: u32,
+    /// Calls in flight at most; 0: not counted.
+    pub max: u32,
+    /// When an entry never left lapses.
+    pub lapse: Duration,
+}
+
+/// What [`Limiter::admit`] decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Let in, and counted in flight if the call asked to be.
+    Admitted,
+    /// Over the rate: how long until a request would be allowed. Nothing
+    /// was counted.
+    Wait(Duration),
+    /// Within the rate (which it took from), but already `max` calls in flight.
+    Full,
 }
 
 /// The GCRA step shared by both backends, in microseconds: given the bucket's

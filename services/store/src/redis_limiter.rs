@@ -8,32 +8,36 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::{Limiter, RedisRouting, StoreError};
+use crate::{Admission, Call, Limiter, RedisRouting, StoreError};
 
-/// GCRA (see `limiter.rs`), µs; numbers are written with `%.0f` because Lua
-/// would print large doubles in exponent form.
-pub(crate) const TAKE: &str = r"
+/// One call's admission: the rate (GCRA, see `limiter.rs`, in µs), then, if
+/// it allowed the call, the calls in flight (lapsed ones dropped first).
+/// `ARGV`: rate (0: none), burst, most in flight (0: none), lapse in ms, call
+/// ID. Answers `{0, 0}` admitted, `{1, wait µs}` over the rate, `{2, 0}` full.
+/// Numbers are written with `%.0f` because Lua would print large doubles in
+/// exponent form.
+pub(crate) const ADMIT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local interval = math.floor(1000000 / tonumber(ARGV[1]))
-local tolerance = interval * tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
-local nxt = tat + interval
-if nxt - now > tolerance then return nxt - now - tolerance end
-redis.call('SET', KEYS[1], string.format('%.0f', nxt), 'PX', math.ceil((nxt - now) / 1000) + 1000)
-return 0
-";
-
-/// Drops lapsed calls, then admits this one if fewer than the limit are in.
-pub(crate) const ENTER: &str = r"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], string.format('%.0f', now + tonumber(ARGV[2])), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
+local rate = tonumber(ARGV[1])
+if rate > 0 then
+  local interval = math.floor(1000000 / rate)
+  local tolerance = interval * tonumber(ARGV[2])
+  local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+  if tat < now then tat = now end
+  local nxt = tat + interval
+  if nxt - now > tolerance then return {1, nxt - now - tolerance} end
+  redis.call('SET', KEYS[1], string.format('%.0f', nxt), 'PX', math.ceil((nxt - now) / 1000) + 1000)
+end
+local max = tonumber(ARGV[3])
+if max > 0 then
+  local ms = math.floor(now / 1000)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ms)
+  if redis.call('ZCARD', KEYS[2]) >= max then return {2, 0} end
+  redis.call('ZADD', KEYS[2], string.format('%.0f', ms + tonumber(ARGV[4])), ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+end
+return {0, 0}
 ";
 
 #[async_trait]
@@ -44,15 +48,17 @@ impl Limiter for RedisRouting {
         rate: u32,
         burst: u32,
     ) -> Result<Option<Duration>, StoreError> {
-        let mut conn = self.conn.clone();
-        let wait_us: u64 = self
-            .take
-            .key(self.key(&format!("limit:rate:{tenant}")))
-            .arg(rate.max(1))
-            .arg(burst.max(1))
-            .invoke_async(&mut conn)
-            .await?;
-        Ok((wait_us > 0).then(|| Duration::from_micros(wait_us)))
+        let call = Call {
+            id: "",
+            rate: rate.max(1),
+            burst,
+            max: 0,
+            lapse: Duration::ZERO,
+        };
+        Ok(match self.admit(tenant, &call).await? {
+            Admission::Wait(wait) => Some(wait),
+            Admission::Admitted | Admission::Full => None,
+        })
     }
 
     async fn enter(
@@ -62,16 +68,14 @@ impl Limiter for RedisRouting {
         max: u32,
         lapse: Duration,
     ) -> Result<bool, StoreError> {
-        let mut conn = self.conn.clone();
-        let entered: i64 = self
-            .enter
-            .key(self.key(&format!("limit:inflight:{tenant}")))
-            .arg(max)
-            .arg(u64::try_from(lapse.as_millis()).unwrap_or(u64::MAX).max(1))
-            .arg(call)
-            .invoke_async(&mut conn)
-            .await?;
-        Ok(entered == 1)
+        let call = Call {
+            id: call,
+            rate: 0,
+            burst: 0,
+            max: max.max(1),
+            lapse,
+        };
+        Ok(self.admit(tenant, &call).await? == Admission::Admitted)
     }
 
     async fn leave(&self, tenant: &str, call: &str) -> Result<(), StoreError> {
@@ -82,6 +86,30 @@ impl Limiter for RedisRouting {
             .query_async(&mut conn)
             .await?;
         Ok(())
+    }
+
+    async fn admit(&self, tenant: &str, call: &Call<'_>) -> Result<Admission, StoreError> {
+        let mut conn = self.conn.clone();
+        let (code, wait_us): (u8, u64) = self
+            .admit
+            .key(self.key(&format!("limit:rate:{tenant}")))
+            .key(self.key(&format!("limit:inflight:{tenant}")))
+            .arg(call.rate)
+            .arg(call.burst.max(1))
+            .arg(call.max)
+            .arg(
+                u64::try_from(call.lapse.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1),
+            )
+            .arg(call.id)
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(match code {
+            0 => Admission::Admitted,
+            1 => Admission::Wait(Duration::from_micros(wait_us)),
+            _ => Admission::Full,
+        })
     }
 }
 
@@ -145,5 +173,46 @@ mod tests {
             assert!(tokio::time::Instant::now() < deadline, "c2 never lapsed");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    #[tokio::test]
+    async fn one_admission_takes_the_rate_and_counts_the_call_and_a_refusal_counts_nothing() {
+        let g = redis(&fresh_prefix()).await;
+        let long = Duration::from_secs(60);
+        let call = |id, rate, max| Call {
+            id,
+            rate,
+            burst: rate,
+            max,
+            lapse: long,
+        };
+        assert_eq!(
+            g.admit("acme", &call("c1", 1, 5)).await.unwrap(),
+            Admission::Admitted
+        );
+        // Over the rate: refused with the wait, and not counted in flight.
+        assert!(matches!(
+            g.admit("acme", &call("c2", 1, 5)).await.unwrap(),
+            Admission::Wait(wait) if wait > Duration::from_millis(900)
+        ));
+        assert!(g.enter("acme", "c3", 2, long).await.unwrap());
+        assert!(
+            !g.enter("acme", "c4", 2, long).await.unwrap(),
+            "c1 and c3 are in flight; c2 never was"
+        );
+        // Within a rate but with the calls in flight at their most: full.
+        assert_eq!(
+            g.admit("other", &call("d1", 1000, 1)).await.unwrap(),
+            Admission::Admitted
+        );
+        assert_eq!(
+            g.admit("other", &call("d2", 1000, 1)).await.unwrap(),
+            Admission::Full
+        );
+        g.leave("other", "d1").await.unwrap();
+        assert_eq!(
+            g.admit("other", &call("d2", 1000, 1)).await.unwrap(),
+            Admission::Admitted
+        );
     }
 }

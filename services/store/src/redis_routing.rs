@@ -57,8 +57,7 @@ pub struct RedisRouting {
     release: redis::Script,
     take_control: redis::Script,
     release_control: redis::Script,
-    pub(crate) take: redis::Script,
-    pub(crate) enter: redis::Script,
+    pub(crate) admit: redis::Script,
     pub(crate) prefix: String,
 }
 
@@ -108,8 +107,7 @@ impl RedisRouting {
             release: redis::Script::new(RELEASE),
             take_control: redis::Script::new(TAKE_CONTROL),
             release_control: redis::Script::new(RELEASE_CONTROL),
-            take: redis::Script::new(crate::redis_limiter::TAKE),
-            enter: redis::Script::new(crate::redis_limiter::ENTER),
+            admit: redis::Script::new(crate::redis_limiter::ADMIT),
             prefix: prefix.to_owned(),
         })
     }
