@@ -51,3 +51,114 @@ async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result
     }
     Ok(())
 }
+
+/// A tab whose pages run scripts makes its next document's realm between
+/// calls (`prepare`, which a worker runs after each answer). The document
+/// that takes it gets a realm of its own, with none of the last page's
+/// globals; its clock starts when the document takes it, not when the realm
+/// was made, and what it remembers of the markup (the options a form's
+/// reset returns to) is read from that document.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_realm_made_between_calls_is_fresh_and_its_clock_starts_with_its_document()
+-> anyhow::Result<()> {
+    let host = crate::harness::engine_host(4, &[])?;
+    host.warm().await?;
+    let mut tab = host
+        .new_tab(Viewport {
+            width: 800,
+            height: 600,
+        })
+        .await?;
+    const FIRST: &str = "<!doctype html><p id=out></p><script>window.leak = 1; \
+        out.textContent = 'first ' + typeof window.leak</script>";
+    const NEXT: &str = "<!doctype html><form id=f><select id=s><option>a<option selected>b\
+        </select></form><p id=out></p><script>s.value = 'a'; f.reset(); out.textContent = \
+        ['next', typeof window.leak, performance.timeOrigin, performance.now() < 1000, s.value].join(' ')</script>";
+    let first = tab.load(Source::Html(FIRST.into()), BUDGET).await?;
+    assert!(first.text.contains("first number"), "{:?}", first.text);
+    tab.prepare().await?;
+    let made = now_ms();
+    // The realm is older than the document that takes it by a few ms.
+    while now_ms() < made + 3 {
+        std::hint::spin_loop();
+    }
+    let taken = now_ms();
+    let next = tab.load(Source::Html(NEXT.into()), BUDGET).await?;
+    // The text is the options' and then the paragraph's.
+    let written = next.text.find("next").map_or("", |at| &next.text[at..]);
+    let words: Vec<&str> = written.split_whitespace().collect();
+    assert_eq!(
+        words.first().copied(),
+        Some("next"),
+        "{:?} (console: {:?})",
+        next.text,
+        next.console
+    );
+    assert_eq!(
+        words.get(1).copied(),
+        Some("undefined"),
+        "the last page's global leaked"
+    );
+    let origin: f64 = words.get(2).unwrap_or(&"").parse()?;
+    assert!(
+        origin >= taken as f64,
+        "the clock started when the realm was made ({origin}), before its document ({taken})"
+    );
+    assert_eq!(words.get(3).copied(), Some("true"));
+    assert_eq!(
+        words.get(4).copied(),
+        Some("b"),
+        "reset() returns to what this document's markup selected"
+    );
+    Ok(())
+}
+
+/// The wall clock in milliseconds, as the page's `Date.now()` reads it.
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+/// A worker keeps one tab ready for its next session, its first realm made
+/// ahead: the session that takes it runs its first page's scripts without
+/// making a realm, and another tab is made ready behind it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_session_takes_a_tab_made_ready_with_its_realm_and_another_is_made()
+-> anyhow::Result<()> {
+    let host = crate::harness::engine_host(4, &[])?;
+    host.warm().await?;
+    host.make_ready();
+    let ready = async {
+        while !host.has_ready_tab() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(BUDGET, ready).await?;
+    let viewport = Viewport {
+        width: 640,
+        height: 480,
+    };
+    let mut tab = host.session_tab(viewport).await?;
+    assert_eq!(
+        tab.preludes_from_host(),
+        9,
+        "the ready tab's realm was made before any page asked for it"
+    );
+    const PAGE: &str = "<!doctype html><p id=out></p><script>out.textContent = \
+        [innerWidth, typeof document.querySelector, performance.now() < 1000].join(' ')</script>";
+    let summary = tab.load(Source::Html(PAGE.into()), BUDGET).await?;
+    assert!(
+        summary.text.contains("640 function true"),
+        "{:?} (console: {:?})",
+        summary.text,
+        summary.console
+    );
+    let again = async {
+        while !host.has_ready_tab() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(BUDGET, again).await?;
+    Ok(())
+}

@@ -123,6 +123,10 @@ impl Guest for Engine {
         capabilities::report()
     }
 
+    fn prepare() -> Result<(), String> {
+        js::prepare()
+    }
+
     fn compile_preludes() -> Result<Vec<(String, Vec<u8>)>, String> {
         js::compile_preludes()
     }

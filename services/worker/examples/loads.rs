@@ -1,9 +1,11 @@
 //! What loading a page costs in the engine alone: loads one page N times in
 //! one tab (each load a new document and, if it has scripts, a new realm) and
 //! prints the median, p95 and fastest load. Used to A/B an engine change
-//! without the fleet's protocols around it.
+//! without the fleet's protocols around it. With `prepared`, the engine's
+//! work between calls (`prepare`, which a worker runs after each answer when
+//! a lane is idle) runs between loads, untimed, as between an agent's calls.
 //!
-//! `cargo run -p fleet-worker --example loads -- page.html 200`
+//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared]`
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +18,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let target = args.get(1).map_or("page.html", String::as_str).to_owned();
     let count: usize = args.get(2).map_or(Ok(100), |n| n.parse())?.max(1);
+    let prepared = args.get(3).is_some_and(|a| a == "prepared");
     let host = common::host(2)?;
     host.warm().await?;
     let mut tab = host
@@ -30,6 +33,9 @@ async fn main() -> anyhow::Result<()> {
     tab.load(common::source(&target)?, budget).await?;
     let mut times = Vec::with_capacity(count);
     for _ in 0..count {
+        if prepared {
+            tab.prepare().await?;
+        }
         let source = common::source(&target)?;
         let t = Instant::now();
         let summary = tab.load(source, budget).await?;
@@ -41,7 +47,12 @@ async fn main() -> anyhow::Result<()> {
     times.sort();
     let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
     println!(
-        "{count} loads of {target}: median {:.2} ms, p95 {:.2} ms, fastest {:.2} ms",
+        "{count} loads of {target}{}: median {:.2} ms, p95 {:.2} ms, fastest {:.2} ms",
+        if prepared {
+            ", prepared between loads"
+        } else {
+            ""
+        },
         at(0.5).as_secs_f64() * 1e3,
         at(0.95).as_secs_f64() * 1e3,
         times[0].as_secs_f64() * 1e3,

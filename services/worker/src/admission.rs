@@ -81,6 +81,20 @@ impl Admission {
         ))
     }
 
+    /// A lane if one is free now, for work no caller waits for: it never
+    /// queues, so it never delays an action.
+    pub fn try_enter(&self) -> Option<Lane> {
+        let mut q = self.queues();
+        if q.free == 0 {
+            return None;
+        }
+        q.free -= 1;
+        Some(Lane {
+            admission: self.clone(),
+            held: true,
+        })
+    }
+
     /// Takes a lane, or queues for one (`returning` ahead of arrivals) for at
     /// most `wait` (forever without it). False when the wait ran out.
     async fn take(&self, returning: bool, wait: Option<Duration>) -> bool {

@@ -23,6 +23,7 @@ use crate::net::{CookieStore, Fetcher};
 mod cache;
 mod command;
 mod network;
+mod ready;
 
 use cache::load_component;
 pub use command::run_command;
@@ -50,6 +51,16 @@ static ENGINE_WASM: &[u8] = include_bytes!(env!("FLEET_ENGINE_WASM"));
 
 /// How often the epoch ticks; deadlines are checked at this granularity.
 const TICK: Duration = Duration::from_millis(10);
+
+/// The viewport a ready tab is made with; a session sets its own.
+const READY_VIEWPORT: Viewport = Viewport {
+    width: 1280,
+    height: 720,
+};
+
+/// Time the engine's work between calls may take: a realm's preludes run in
+/// ≈10 ms, freeing a big page's realm in tens.
+const PREPARE_BUDGET: Duration = Duration::from_secs(5);
 
 /// Settings of the host.
 #[derive(Debug, Clone)]
@@ -135,6 +146,8 @@ pub struct EngineHost {
     /// Compiled on first use (or by [`EngineHost::warm`]) by an instance that
     /// loads no page, so no page's script has a hand in what tabs run.
     preludes: Arc<OnceCell<Preludes>>,
+    /// The tab kept ready for the next session (`ready.rs`).
+    ready: Arc<ready::Ready>,
 }
 
 impl EngineHost {
@@ -198,6 +211,7 @@ impl EngineHost {
             config: Arc::new(config),
             fetcher,
             preludes: Arc::new(OnceCell::new()),
+            ready: Arc::default(),
         })
     }
 
@@ -509,6 +523,16 @@ impl Tab {
     /// The tab's durable state, in named parts.
     pub async fn snapshot(&mut self, budget: Duration) -> Result<Vec<StatePart>, TabError> {
         guest_call!(self, budget, call_snapshot())
+    }
+
+    /// The engine's work between calls (`prepare` in the WIT): free the
+    /// replaced document's realm, make the next one. Failing to make it is
+    /// logged, not an error: the next document makes its own.
+    pub async fn prepare(&mut self) -> Result<(), TabError> {
+        if let Err(e) = guest_call!(self, PREPARE_BUDGET, call_prepare())? {
+            tracing::warn!(error = %e, "the engine could not prepare a realm");
+        }
+        Ok(())
     }
 
     /// Registers a font; the families it provides, or why the bytes are not a font.

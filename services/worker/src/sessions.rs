@@ -75,9 +75,12 @@ struct Inner {
 }
 
 impl Sessions {
-    /// Prepares the engine host's shared state (the preludes' bytecode).
+    /// Prepares the engine host's shared state (the preludes' bytecode) and
+    /// starts making the tab the first session takes.
     pub async fn warm(&self) -> anyhow::Result<()> {
-        self.inner.host.warm().await
+        self.inner.host.warm().await?;
+        self.inner.host.make_ready();
+        Ok(())
     }
 
     /// Sessions backed by `host`, checkpointed to the backends' store, fenced
@@ -290,16 +293,17 @@ impl Sessions {
             }
         }
         slot.last_used = Instant::now();
-        if captures
-            && slot.recording.is_some()
-            && let Some(media) = self.inner.media.clone()
-        {
-            // The frame is painted after the answer leaves: the task holds the
-            // session's lock, so the session's next call (and its eviction or
-            // drain) waits for it, but this call's caller does not.
-            let span = tracing::info_span!("recording.frame");
-            tokio::spawn(capture_frame(media, slot).instrument(span));
-        }
+        let frame = self
+            .inner
+            .media
+            .clone()
+            .filter(|_| captures && slot.recording.is_some());
+        // What no caller waits for runs after the answer leaves: the task
+        // holds the session's lock, so the session's next call (and its
+        // eviction or drain) waits for it, but this call's caller does not.
+        let span = tracing::info_span!("after_answer");
+        let admission = self.inner.admission.clone();
+        tokio::spawn(after_answer(frame, admission, slot).instrument(span));
         result.map_err(RunError::Failed)
     }
 
@@ -520,7 +524,27 @@ impl Sessions {
 
 /// Captures a frame of the session's page for its recording, holding the
 /// session's lock until done.
-async fn capture_frame(media: Media, mut slot: tokio::sync::OwnedMutexGuard<Slot>) {
+/// After a call's answer: the recording's frame of the page it left, then
+/// the engine's deferred work (`prepare`), on a lane only if one is idle, so
+/// it never delays an action (a tab not prepared does that work on its next
+/// navigation).
+async fn after_answer(
+    frame: Option<Media>,
+    admission: Admission,
+    mut slot: tokio::sync::OwnedMutexGuard<Slot>,
+) {
     let s = &mut *slot;
-    recording::capture_after(&media, s.tab.as_mut(), &mut s.recording).await;
+    if let Some(media) = frame {
+        recording::capture_after(&media, s.tab.as_mut(), &mut s.recording).await;
+    }
+    let Some(tab) = s.tab.as_mut().filter(|tab| !tab.poisoned()) else {
+        return;
+    };
+    let Some(_lane) = admission.try_enter() else {
+        return;
+    };
+    if let Err(e) = tab.prepare().await {
+        // The tab is poisoned: its next call restores it from the checkpoint.
+        tracing::warn!(error = %e, "the engine failed between calls");
+    }
 }

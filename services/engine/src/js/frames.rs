@@ -132,6 +132,9 @@ fn build<'js>(
 ) -> Result<Saved, String> {
     let failed = |e: rquickjs::Error| e.to_string();
     let hooks = realm::build(ctx)?;
+    if !realm::begin(ctx, &hooks)? {
+        return Err("the frame's realm did not wrap the frame's document".to_owned());
+    }
     let parent_hooks = parent_hooks.restore(ctx).map_err(failed)?;
     let parent_window: Object = parent_hooks.get("global").map_err(failed)?;
     let internals: Object = parent_hooks.get("internals").map_err(failed)?;

@@ -35,7 +35,7 @@ mod scripts;
 pub(crate) use console::{console, take_console, with_console};
 pub(crate) use frames::evaluate as frame_evaluate;
 pub(crate) use natives::from_id;
-pub(crate) use realm::compile_preludes;
+pub(crate) use realm::{compile_preludes, prepare};
 pub(crate) use scripts::run_page_scripts;
 
 use std::cell::Cell;

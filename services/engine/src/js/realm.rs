@@ -124,15 +124,44 @@ struct JsEnv {
 
 thread_local! {
     static ENV: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
+    /// The realm of the document a navigation replaced, until [`prepare`]
+    /// frees it between calls. At most one: a navigation that finds one
+    /// here (the host did not call `prepare`) frees it then.
+    static RETIRED: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
+    /// A realm [`prepare`] made before any document needed it; the next
+    /// document that runs a script takes it.
+    static SPARE: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
     /// Bytecode of each prelude, by name: read once per instance (nine
     /// buffers, never freed, see [`load`]).
     static PRELUDE_CODE: RefCell<HashMap<&'static str, &'static [u8]>> = RefCell::new(HashMap::new());
 }
 
-/// Drop the realm of the current document (a new document gets a new one).
+/// Retire the realm of the current document (a new document gets a new
+/// one). Freeing a realm is a full collection of its heap, which no caller
+/// should wait for: it waits for [`prepare`].
 pub(super) fn drop_realm() {
     let env = ENV.with(|env| env.borrow_mut().take());
-    drop(env);
+    let older = RETIRED.with(|retired| retired.replace(env));
+    drop(older);
+}
+
+/// Export `prepare`: free the retired realm, then make the realm the next
+/// document will take, if none is made yet and the next document will likely
+/// want one: the current document has a realm (its page ran scripts), or the
+/// tab has loaded no page yet (the host keeps such a tab ready for the next
+/// session, and most pages run scripts). A realm's preludes read no document
+/// at build time (the natives find the tab's document when called), so a
+/// realm made now serves whatever document comes next.
+pub(crate) fn prepare() -> Result<(), String> {
+    let retired = RETIRED.with(|retired| retired.borrow_mut().take());
+    drop(retired);
+    let wanted = ENV.with(|env| env.borrow().is_some()) || !crate::state::has_document();
+    if !wanted || SPARE.with(|spare| spare.borrow().is_some()) {
+        return Ok(());
+    }
+    let env = new_env()?;
+    SPARE.with(|spare| *spare.borrow_mut() = Some(env));
+    Ok(())
 }
 
 /// The realm of the current document, if one was made.
@@ -149,11 +178,54 @@ pub(super) fn runtime() -> Option<Runtime> {
     ENV.with(|env| env.borrow().as_ref().map(|env| env.runtime.clone()))
 }
 
-/// The realm of the current document, created on first use.
+/// The realm of the current document, created on first use (or taken from
+/// [`prepare`]'s spare), begun for the document.
 pub(super) fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
     if let Some(found) = existing() {
         return Ok(found);
     }
+    let spare = SPARE.with(|spare| spare.borrow_mut().take());
+    let env = match spare.map(|env| (begun(&env), env)) {
+        Some((Ok(true), env)) => env,
+        // The spare does not fit this document (or failed to begin): freed,
+        // and a realm made for the document instead.
+        Some(_) | None => {
+            let env = new_env()?;
+            if !begun(&env)? {
+                return Err("a new realm did not wrap its tab's document".to_owned());
+            }
+            env
+        }
+    };
+    let found = (env.context.clone(), env.hooks.clone());
+    ENV.with(|current| *current.borrow_mut() = Some(env));
+    Ok(found)
+}
+
+/// Begin the document's life in the realm of `env` (see [`begin`]).
+fn begun(env: &JsEnv) -> Result<bool, String> {
+    env.context.with(|ctx| {
+        let hooks = env.hooks.clone().restore(&ctx).map_err(|e| e.to_string())?;
+        begin(&ctx, &hooks)
+    })
+}
+
+/// The `begin` hook of a realm made by [`build`]: before its document's
+/// first script, the realm starts its clock and reads what it keeps of the
+/// document's initial state. [`build`] itself reads no document, so a realm
+/// can be made before its document exists. False when the realm's `document`
+/// is not its tab's (or frame's) document.
+pub(super) fn begin<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>) -> Result<bool, String> {
+    let begin: Function = hooks.get("begin").map_err(|e| e.to_string())?;
+    begin
+        .call::<_, bool>(())
+        .catch(ctx)
+        .map_err(|e| format!("the realm did not begin: {}", describe(&e)))
+}
+
+/// A new realm: a runtime with the engine's limits, the natives and every
+/// prelude.
+fn new_env() -> Result<JsEnv, String> {
     let runtime =
         Runtime::new().map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
     runtime.set_memory_limit(MEMORY_LIMIT);
@@ -167,14 +239,11 @@ pub(super) fn realm() -> Result<(Context, Persistent<Object<'static>>), String> 
         let hooks = build(&ctx)?;
         Ok(Persistent::save(&ctx, hooks))
     })?;
-    ENV.with(|env| {
-        *env.borrow_mut() = Some(JsEnv {
-            hooks: hooks.clone(),
-            context: context.clone(),
-            runtime,
-        });
-    });
-    Ok((context, hooks))
+    Ok(JsEnv {
+        hooks,
+        context,
+        runtime,
+    })
 }
 
 /// Install the natives and run the preludes in the realm of `ctx`; returns

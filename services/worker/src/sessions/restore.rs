@@ -39,7 +39,7 @@ impl Sessions {
                 height: row.height,
             }
         };
-        let mut tab = self.inner.host.new_tab(viewport).await.map_err(|e| {
+        let mut tab = self.inner.host.session_tab(viewport).await.map_err(|e| {
             tracing::error!(error = %e, "could not instantiate the engine");
             Failure::new(
                 ErrorCode::EngineFailed,

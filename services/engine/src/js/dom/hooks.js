@@ -75,6 +75,19 @@
     // Page ms since the time origin: the engine adds a pump's quiet period to
     // it to get the `limit` it passes to `runNextTimer`.
     clock: elapsed,
+    // The realm takes its document, before the document's first script
+    // runs (js/realm.rs; a realm made ahead of its document by `prepare`
+    // waits until then, as it must read no document while it is made): the
+    // clock starts, and what the options' markup selected is remembered, as
+    // what reset() returns to. False when the tab's document is not the one
+    // this realm wrapped as `document`, which must then not be used.
+    begin() {
+      if (idOf(document) !== native.documentNode()) return false;
+      timeOrigin = realNow();
+      skew = 0;
+      rememberInitialState();
+      return true;
+    },
     // A wait let page time pass up to `to`: the clock shows it.
     advanceClock(to) { const now = elapsed(); if (to > now) skew += to - now; },
     traversed,

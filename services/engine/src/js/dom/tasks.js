@@ -64,7 +64,9 @@
   const RealDate = Date;
   const realNow = RealDate.now;
   let skew = 0;
-  const timeOrigin = realNow();
+  // Set again by the `startClock` hook when a realm made ahead of time
+  // (js/realm.rs, `prepare`) is taken by a document.
+  let timeOrigin = realNow();
   const pageNow = () => realNow() + skew;
   // Page milliseconds since the realm was created (what performance.now() says).
   const elapsed = () => pageNow() - timeOrigin;

@@ -270,7 +270,4 @@
   g.screen = new Screen();
   if (typeof g.queueMicrotask !== 'function') g.queueMicrotask = (fn) => { Promise.resolve().then(fn); };
 
-  // The realm starts before any page script runs: what the options' markup
-  // selected is what reset() returns to.
-  rememberInitialState();
 
