@@ -53,6 +53,7 @@ const SUITE_ROWS: &[&str] = &[
     "session create + small scripted page + text, Chromium cold",
     "session create + small scripted page + text, Chromium warm pool",
     "page load + text, whole path (corpus, scripted)",
+    "page load + text, whole path at an agent's pace (corpus, 100 ms between calls)",
     "page load + text, timed inside the browser (corpus, scripted)",
     "page load + text, real 30 KB page (scripted)",
     "page load + text, real 300 KB page (scripted)",

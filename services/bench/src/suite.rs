@@ -284,6 +284,8 @@ pub async fn run(config: &SuiteConfig) -> anyhow::Result<SuiteReport> {
     b.settle().await;
     record(loads::corpus_rows(&b).await?);
     b.settle().await;
+    record(loads::agent_pace_rows(&b).await?);
+    b.settle().await;
     record(realpages::sized_rows(&b).await?);
     b.settle().await;
     record(crossing::crossing_rows(&b).await?);

@@ -8,7 +8,8 @@
 //!   Chromium's own Navigation Timing (start → end of the `load` event) plus the
 //!   time `innerText` takes, measured in the page (no CDP round trips).
 //!
-//! Each side's text of every page is compared with the other's.
+//! Each side's text of every page is compared with the other's. The whole
+//! path is timed twice: calls back to back, and at an agent's pace.
 
 use std::time::{Duration, Instant};
 
@@ -106,6 +107,70 @@ pub(super) async fn corpus_rows(b: &Bench<'_>) -> anyhow::Result<Measured> {
             ),
         ],
         checks,
+    })
+}
+
+/// An agent's pause between two calls. A language model thinks for seconds;
+/// a tenth of one is enough for the work either browser leaves for when it
+/// is idle (the fleet's `prepare` after an answer, Chromium's idle tasks), so
+/// this row shows what an agent gets, where the whole-path row sends calls
+/// back to back.
+const AGENT_PAUSE: Duration = Duration::from_millis(100);
+
+const AT_AGENT_PACE: &str =
+    "page load + text, whole path at an agent's pace (corpus, 100 ms between calls)";
+
+/// The whole-path row again, with [`AGENT_PAUSE`] before each timed call on
+/// both sides. The pages and the calls are the whole-path row's, whose texts
+/// are compared.
+pub(super) async fn agent_pace_rows(b: &Bench<'_>) -> anyhow::Result<Measured> {
+    let rounds = b.sizes.corpus_rounds;
+    progress(&format!(
+        "load + extract at an agent's pace, {} pages ×{rounds}",
+        PAGES.len()
+    ));
+    let (id, _) = b
+        .mcp
+        .act("servo_navigate", json!({ "html": SMALL }))
+        .await?;
+    warm_up(b.mcp, &id, b.site).await?;
+    let (mut ours, mut theirs) = (Samples::new(), Samples::new());
+    for _ in 0..rounds {
+        for (name, _) in PAGES {
+            tokio::time::sleep(AGENT_PAUSE).await;
+            let url = format!("{}/{name}", b.site);
+            let t = Instant::now();
+            b.mcp
+                .act("servo_navigate", json!({ "sessionID": id, "url": url }))
+                .await?;
+            ours.push_duration(t.elapsed());
+        }
+    }
+    close(b.mcp, &id).await?;
+    let context = b.chromium.new_context().await?;
+    let page = context.new_page().await?;
+    page.set_viewport(1280, 720).await?;
+    for (name, _) in PAGES {
+        page.navigate(&format!("{}/{name}", b.site)).await?;
+    }
+    for _ in 0..rounds {
+        for (name, _) in PAGES {
+            tokio::time::sleep(AGENT_PAUSE).await;
+            let url = format!("{}/{name}", b.site);
+            let t = Instant::now();
+            page.navigate(&url).await?;
+            page.evaluate(INNER_TEXT).await?;
+            theirs.push_duration(t.elapsed());
+        }
+    }
+    context.close().await?;
+    Ok(Measured {
+        rows: vec![
+            Row::new(AT_AGENT_PACE, Unit::Millis, &ours, &theirs).with_note(
+                "as the whole-path row, with 100 ms between calls on both sides (untimed)",
+            ),
+        ],
+        checks: Vec::new(),
     })
 }
 
