@@ -52,12 +52,6 @@ static ENGINE_WASM: &[u8] = include_bytes!(env!("FLEET_ENGINE_WASM"));
 /// How often the epoch ticks; deadlines are checked at this granularity.
 const TICK: Duration = Duration::from_millis(10);
 
-/// The viewport a ready tab is made with; a session sets its own.
-const READY_VIEWPORT: Viewport = Viewport {
-    width: 1280,
-    height: 720,
-};
-
 /// Time the engine's work between calls may take: a realm's preludes run in
 /// ≈10 ms, freeing a big page's realm in tens.
 const PREPARE_BUDGET: Duration = Duration::from_secs(5);

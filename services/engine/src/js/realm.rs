@@ -3,7 +3,7 @@
 //! preludes' bytecode, compiled once per process and read by every realm.
 //! Why QuickJS: docs/decisions/0001-quickjs.md.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use rquickjs::{
@@ -131,6 +131,8 @@ thread_local! {
     /// A realm [`prepare`] made before any document needed it; the next
     /// document that runs a script takes it.
     static SPARE: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
+    /// Documents of this tab that had a realm.
+    static REALMS: Cell<u32> = const { Cell::new(0) };
     /// Bytecode of each prelude, by name: read once per instance (nine
     /// buffers, never freed, see [`load`]).
     static PRELUDE_CODE: RefCell<HashMap<&'static str, &'static [u8]>> = RefCell::new(HashMap::new());
@@ -146,16 +148,18 @@ pub(super) fn drop_realm() {
 }
 
 /// Export `prepare`: free the retired realm, then make the realm the next
-/// document will take, if none is made yet and the next document will likely
-/// want one: the current document has a realm (its page ran scripts), or the
-/// tab has loaded no page yet (the host keeps such a tab ready for the next
-/// session, and most pages run scripts). A realm's preludes read no document
-/// at build time (the natives find the tab's document when called), so a
-/// realm made now serves whatever document comes next.
+/// document will take, if none is made yet and a next document that runs
+/// scripts is likely: the tab has loaded no page yet (the host keeps such a
+/// tab ready for the next session, and most pages run scripts), or it has
+/// gone from one page that ran scripts to another and shows one now (a tab
+/// that navigates; one that stays on its first page never pays the spare's
+/// memory, ≈2 MiB). [`build`] reads no document, so a realm made now serves
+/// whatever document comes next.
 pub(crate) fn prepare() -> Result<(), String> {
     let retired = RETIRED.with(|retired| retired.borrow_mut().take());
     drop(retired);
-    let wanted = ENV.with(|env| env.borrow().is_some()) || !crate::state::has_document();
+    let navigates = REALMS.with(Cell::get) >= 2 && ENV.with(|env| env.borrow().is_some());
+    let wanted = navigates || !crate::state::has_document();
     if !wanted || SPARE.with(|spare| spare.borrow().is_some()) {
         return Ok(());
     }
@@ -199,6 +203,7 @@ pub(super) fn realm() -> Result<(Context, Persistent<Object<'static>>), String> 
     };
     let found = (env.context.clone(), env.hooks.clone());
     ENV.with(|current| *current.borrow_mut() = Some(env));
+    REALMS.with(|made| made.set(made.get().saturating_add(1)));
     Ok(found)
 }
 

@@ -9,6 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{EngineHost, Tab, Viewport};
 
+/// The viewport a ready tab is made with; a session sets its own.
+const READY_VIEWPORT: Viewport = Viewport {
+    width: 1280,
+    height: 720,
+};
+
 /// The ready tab, and whether one is being made.
 #[derive(Default)]
 pub(super) struct Ready {
@@ -69,7 +75,7 @@ impl EngineHost {
     }
 
     async fn prepared_tab(&self) -> anyhow::Result<Tab> {
-        let mut tab = self.new_tab(super::READY_VIEWPORT).await?;
+        let mut tab = self.new_tab(READY_VIEWPORT).await?;
         tab.prepare().await?;
         Ok(tab)
     }
