@@ -2,8 +2,8 @@
 //! are reported: cold (a new browser context and page, so a new renderer
 //! process) and from a warm pool (pages opened before the clock starts, as a
 //! pool-keeping Chromium service would hand them out). The fleet's side is the
-//! same call either way: its engine instances are created per session, there
-//! is no pool to keep warm.
+//! same call either way: an engine instance per session, taken from the one a
+//! worker keeps ready (its warm pool of one, made again after each create).
 
 use std::time::Instant;
 

@@ -17,6 +17,7 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use super::{Bench, INNER_TEXT, Measured, close, fleet_text, progress, text_check};
+use crate::chromium::Page;
 use crate::corpus::{PAGES, SMALL};
 use crate::mcp::Mcp;
 use crate::stats::{Row, Samples, Unit};
@@ -56,12 +57,7 @@ pub(super) async fn corpus_rows(b: &Bench<'_>) -> anyhow::Result<Measured> {
     let (mut ours, mut theirs, mut in_page) = (Samples::new(), Samples::new(), Samples::new());
     for round in 0..rounds {
         for (name, _) in PAGES {
-            let url = format!("{}/{name}", b.site);
-            let t = Instant::now();
-            b.mcp
-                .act("servo_navigate", json!({ "sessionID": id, "url": url }))
-                .await?;
-            ours.push_duration(t.elapsed());
+            ours.push_duration(navigate_ours(b, &id, name).await?);
             if round == 0 {
                 ours_text.push(fleet_text(b.mcp, &id).await?);
             }
@@ -74,11 +70,8 @@ pub(super) async fn corpus_rows(b: &Bench<'_>) -> anyhow::Result<Measured> {
     let mut checks = Vec::new();
     for round in 0..rounds {
         for (i, (name, _)) in PAGES.iter().enumerate() {
-            let url = format!("{}/{name}", b.site);
-            let t = Instant::now();
-            page.navigate(&url).await?;
-            let text = page.evaluate(INNER_TEXT).await?;
-            theirs.push_duration(t.elapsed());
+            let (took, text) = navigate_theirs(b, &page, name).await?;
+            theirs.push_duration(took);
             let timing = page.evaluate(IN_PAGE_TIMING).await?;
             in_page.push(
                 timing["load"].as_f64().context("no Navigation Timing")?
@@ -138,12 +131,7 @@ pub(super) async fn agent_pace_rows(b: &Bench<'_>) -> anyhow::Result<Measured> {
     for _ in 0..rounds {
         for (name, _) in PAGES {
             tokio::time::sleep(AGENT_PAUSE).await;
-            let url = format!("{}/{name}", b.site);
-            let t = Instant::now();
-            b.mcp
-                .act("servo_navigate", json!({ "sessionID": id, "url": url }))
-                .await?;
-            ours.push_duration(t.elapsed());
+            ours.push_duration(navigate_ours(b, &id, name).await?);
         }
     }
     close(b.mcp, &id).await?;
@@ -156,11 +144,7 @@ pub(super) async fn agent_pace_rows(b: &Bench<'_>) -> anyhow::Result<Measured> {
     for _ in 0..rounds {
         for (name, _) in PAGES {
             tokio::time::sleep(AGENT_PAUSE).await;
-            let url = format!("{}/{name}", b.site);
-            let t = Instant::now();
-            page.navigate(&url).await?;
-            page.evaluate(INNER_TEXT).await?;
-            theirs.push_duration(t.elapsed());
+            theirs.push_duration(navigate_theirs(b, &page, name).await?.0);
         }
     }
     context.close().await?;
@@ -172,6 +156,31 @@ pub(super) async fn agent_pace_rows(b: &Bench<'_>) -> anyhow::Result<Measured> {
         ],
         checks: Vec::new(),
     })
+}
+
+/// `servo_navigate` (which returns the page's text) of corpus page `name` in
+/// session `id`, timed.
+async fn navigate_ours(b: &Bench<'_>, id: &str, name: &str) -> anyhow::Result<Duration> {
+    let url = format!("{}/{name}", b.site);
+    let t = Instant::now();
+    b.mcp
+        .act("servo_navigate", json!({ "sessionID": id, "url": url }))
+        .await?;
+    Ok(t.elapsed())
+}
+
+/// CDP `Page.navigate` to corpus page `name`, then its `innerText`: how long
+/// both took, and the text.
+async fn navigate_theirs(
+    b: &Bench<'_>,
+    page: &Page,
+    name: &str,
+) -> anyhow::Result<(Duration, serde_json::Value)> {
+    let url = format!("{}/{name}", b.site);
+    let t = Instant::now();
+    page.navigate(&url).await?;
+    let text = page.evaluate(INNER_TEXT).await?;
+    Ok((t.elapsed(), text))
 }
 
 /// Loads every corpus page once, untimed, in session `id`.
