@@ -266,11 +266,6 @@ pub(crate) fn try_with_tab<R>(f: impl FnOnce(&mut Tab) -> R) -> Option<R> {
     TAB.with(|tab| tab.try_borrow_mut().ok().map(|mut tab| f(&mut tab)))
 }
 
-/// Whether the tab has a document yet (it has none until its first load).
-pub(crate) fn has_document() -> bool {
-    with_tab(|tab| tab.doc.is_some())
-}
-
 /// Set the viewport used for layout and screenshots (clamped to 1..=4096).
 pub(crate) fn set_viewport(width: u32, height: u32) {
     let width = width.clamp(1, MAX_VIEWPORT_SIDE);

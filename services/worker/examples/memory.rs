@@ -29,6 +29,8 @@ async fn main() -> anyhow::Result<()> {
     let source = || common::source(&target);
 
     let count: usize = args.get(2).map_or(Ok(10), |n| n.parse())?;
+    // `ready`: each tab is the one the host kept ready, as a worker opens them.
+    let ready = args.get(3).is_some_and(|a| a == "ready");
     let host = common::host(count as u32 + 1)?;
     host.warm().await?;
     let (base, base_anon) = pss()?;
@@ -36,12 +38,19 @@ async fn main() -> anyhow::Result<()> {
     let mut tabs = Vec::new();
     let mut last = (base, base_anon);
     for n in 1..=count {
-        let mut tab = host
-            .new_tab(Viewport {
-                width: 1280,
-                height: 720,
-            })
-            .await?;
+        let viewport = Viewport {
+            width: 1280,
+            height: 720,
+        };
+        let mut tab = if ready {
+            host.make_ready();
+            while !host.has_ready_tab() {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            host.session_tab(viewport).await?
+        } else {
+            host.new_tab(viewport).await?
+        };
         let summary = tab.load(source()?, Duration::from_secs(15)).await?;
         tabs.push(tab);
         let now = pss()?;

@@ -148,19 +148,16 @@ pub(super) fn drop_realm() {
 }
 
 /// Export `prepare`: free the retired realm, then make the realm the next
-/// document will take, if none is made yet and a next document that runs
-/// scripts is likely: the tab has loaded no page yet (the host keeps such a
-/// tab ready for the next session, and most pages run scripts), or it has
-/// gone from one page that ran scripts to another and shows one now (a tab
-/// that navigates; one that stays on its first page never pays the spare's
-/// memory, ≈2 MiB). [`build`] reads no document, so a realm made now serves
-/// whatever document comes next.
+/// document will take, if none is made yet and the tab has gone from one page
+/// that ran scripts to another and shows one now: a tab that navigates is
+/// likely to again, and one that stays on its first page never pays the
+/// spare's memory (≈2 MiB). [`build`] reads no document, so a realm made now
+/// serves whatever document comes next.
 pub(crate) fn prepare() -> Result<(), String> {
     let retired = RETIRED.with(|retired| retired.borrow_mut().take());
     drop(retired);
     let navigates = REALMS.with(Cell::get) >= 2 && ENV.with(|env| env.borrow().is_some());
-    let wanted = navigates || !crate::state::has_document();
-    if !wanted || SPARE.with(|spare| spare.borrow().is_some()) {
+    if !navigates || SPARE.with(|spare| spare.borrow().is_some()) {
         return Ok(());
     }
     let env = new_env()?;
