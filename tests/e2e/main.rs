@@ -13,6 +13,7 @@ mod capabilities;
 mod cdp;
 mod chart;
 mod cli;
+mod code_cache;
 mod conformance;
 mod cookies;
 mod dom_bindings;

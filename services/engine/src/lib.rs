@@ -131,6 +131,10 @@ impl Guest for Engine {
         js::compile_preludes()
     }
 
+    fn compile_script(name: String, source: String) -> Result<Vec<u8>, String> {
+        js::compile_script(&name, &source)
+    }
+
     fn snapshot() -> Vec<StatePart> {
         snapshot::snapshot()
     }

@@ -21,11 +21,13 @@ use crate::admission::Lane;
 use crate::net::{CookieStore, Fetcher};
 
 mod cache;
+mod code_cache;
 mod command;
 mod network;
 mod ready;
 
 use cache::load_component;
+pub use code_cache::{CodeCache, CodeCacheStats};
 pub use command::run_command;
 pub use network::PendingDownload;
 
@@ -109,6 +111,10 @@ pub struct TabState {
     /// The turn at the engine the current action holds, set aside while the
     /// page waits on the network.
     lane: Option<Lane>,
+    /// The worker's page scripts' bytecode, and the tenant whose part of it
+    /// this tab reads (`code_cache.rs`).
+    code: Arc<CodeCache>,
+    tenant: String,
 }
 
 impl WasiView for TabState {
@@ -142,6 +148,8 @@ pub struct EngineHost {
     preludes: Arc<OnceCell<Preludes>>,
     /// The tab kept ready for the next session (`ready.rs`).
     ready: Arc<ready::Ready>,
+    /// Page scripts' bytecode (`code_cache.rs`).
+    code: Arc<CodeCache>,
 }
 
 impl EngineHost {
@@ -206,6 +214,7 @@ impl EngineHost {
             fetcher,
             preludes: Arc::new(OnceCell::new()),
             ready: Arc::default(),
+            code: Arc::default(),
         })
     }
 
@@ -294,6 +303,8 @@ impl EngineHost {
             preludes,
             preludes_served: 0,
             lane: None,
+            code: self.code.clone(),
+            tenant: String::new(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);

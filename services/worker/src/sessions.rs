@@ -303,7 +303,8 @@ impl Sessions {
         // eviction or drain) waits for it, but this call's caller does not.
         let span = tracing::info_span!("after_answer");
         let admission = self.inner.admission.clone();
-        tokio::spawn(after_answer(frame, admission, slot).instrument(span));
+        let host = self.inner.host.clone();
+        tokio::spawn(after_answer(frame, admission, host, slot).instrument(span));
         result.map_err(RunError::Failed)
     }
 
@@ -522,15 +523,16 @@ impl Sessions {
     }
 }
 
-/// Captures a frame of the session's page for its recording, holding the
-/// session's lock until done.
-/// After a call's answer: the recording's frame of the page it left, then
-/// the engine's deferred work (`prepare`), on a lane only if one is idle, so
-/// it never delays an action (a tab not prepared does that work on its next
-/// navigation).
+/// After a call's answer: the recording's frame of the page it left and
+/// the engine's deferred work (`prepare`), holding the session's lock; then,
+/// with the lock released, the compiles of the scripts the worker's tabs
+/// missed in the code cache. The engine work runs on a lane only if one is
+/// idle, so it never delays an action (a tab not prepared does that work on
+/// its next navigation; a script not compiled is compiled by its tabs).
 async fn after_answer(
     frame: Option<Media>,
     admission: Admission,
+    host: EngineHost,
     mut slot: tokio::sync::OwnedMutexGuard<Slot>,
 ) {
     let s = &mut *slot;
@@ -546,5 +548,12 @@ async fn after_answer(
     if let Err(e) = tab.prepare().await {
         // The tab is poisoned: its next call restores it from the checkpoint.
         tracing::warn!(error = %e, "the engine failed between calls");
+    }
+    // The scripts this call's pages missed in the code cache are no work of
+    // the session's: its next call need not wait for them.
+    drop(slot);
+    if host.scripts_waiting() {
+        let compiled = host.compile_scripts().await;
+        tracing::debug!(compiled, "compiled page scripts for the code cache");
     }
 }

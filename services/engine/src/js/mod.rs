@@ -8,7 +8,8 @@
 //! `indexeddb/` adds IndexedDB on top of the prelude, `web/` the network
 //! and platform objects, `cssom.js` the style sheets read-only, `canvas.js` a 2D context without pixels, `input.js` what a user's input does, `intl.js`
 //! Intl and `regexp.js` RegExp's legacy statics. The preludes are
-//! compiled once per process (see `realm.rs`) and kept as bytecode.
+//! compiled once per process (see `realm.rs`) and kept as bytecode; so are
+//! the page scripts the host keeps in its code cache (`code_cache.rs`).
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
 //! its budget gets an uncatchable exception, so `while (true) {}` costs the tab
@@ -24,6 +25,7 @@
 //! After each task the `endTask` hook ends it (IndexedDB transactions created
 //! or reactivated in it become inactive and may commit).
 
+mod code_cache;
 mod console;
 mod event_loop;
 mod frames;
@@ -32,6 +34,7 @@ mod natives;
 mod realm;
 mod scripts;
 
+pub(crate) use code_cache::compile_script;
 pub(crate) use console::{console, take_console, with_console};
 pub(crate) use frames::evaluate as frame_evaluate;
 pub(crate) use natives::from_id;
@@ -150,8 +153,7 @@ fn run_script<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, source: &str, name: &str
     options.backtrace_barrier = true;
     options.filename = Some(name.to_owned());
     let result = with_deadline(SCRIPT_BUDGET, || {
-        ctx.eval_with_options::<Value, _>(source, options)
-            .catch(ctx)
+        code_cache::eval(ctx, source, options).catch(ctx)
     });
     match result {
         Ok(_) => {}

@@ -98,7 +98,7 @@ const INTL: Prelude = ("intl.js", include_str!("intl.js"));
 const WEBIDL: Prelude = ("webidl.js", include_str!("webidl.js"));
 
 /// Heap limit of one realm.
-const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
+pub(super) const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
 
 /// Heap size at which a realm's first garbage collection runs. QuickJS starts
 /// at 256 KiB and grows the threshold by half after each collection, so a new
@@ -112,7 +112,7 @@ const GC_THRESHOLD: usize = 4 * 1024 * 1024;
 /// that kills the instance. 1 MiB is ≈3,800 plain JS frames (≈1,000 through
 /// builtins such as `Array.prototype.map`), which costs at most ≈2–3 MiB of the
 /// host's native wasm stack: the host must allow ≥ 8 MiB (`max_wasm_stack`).
-const MAX_STACK: usize = 1024 * 1024;
+pub(super) const MAX_STACK: usize = 1024 * 1024;
 
 /// The realm of the current document. Field order is drop order: the saved
 /// hooks and the context must go before the runtime that owns their memory.

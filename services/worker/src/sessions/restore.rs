@@ -46,6 +46,7 @@ impl Sessions {
                 "could not start the session's engine",
             )
         })?;
+        tab.set_tenant(&req.tenant_id);
         if req.create {
             return Ok(tab);
         }
