@@ -31,6 +31,8 @@ pub async fn run_command(path: &Path, args: &[String]) -> anyhow::Result<bool> {
         .map_err(anyhow::Error::from)?;
     bindings::fleet::engine::preludes::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
         .map_err(anyhow::Error::from)?;
+    bindings::fleet::engine::code_cache::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
+        .map_err(anyhow::Error::from)?;
     let mut wasi = WasiCtxBuilder::new();
     wasi.inherit_stdio().inherit_env().args(args);
     let mut store = Store::new(
@@ -86,6 +88,13 @@ impl bindings::fleet::engine::network::Host for CommandState {
 /// Unit tests compile the preludes they use themselves.
 impl bindings::fleet::engine::preludes::Host for CommandState {
     async fn bytecode(&mut self, _: String) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+/// Unit tests compile every script they run: there is no code cache.
+impl bindings::fleet::engine::code_cache::Host for CommandState {
+    async fn script(&mut self, _: String, _: String) -> Option<Vec<u8>> {
         None
     }
 }
