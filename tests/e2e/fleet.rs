@@ -59,6 +59,30 @@ async fn sessions_spread_over_both_workers_and_later_calls_reach_the_same_worker
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sessions_made_by_separate_calls_in_one_second_spread_over_both_workers() {
+    // One registry read serves the gateway's calls for a second; each
+    // session it places there must count, or a burst lands on one worker.
+    let fleet = Fleet::start(2).await;
+    let client = fleet.client("acme").await;
+    let mut owners = Vec::new();
+    for i in 0..4 {
+        let page = json!({"html": format!("<p>call {i}</p>")});
+        let (out, _) = call(&client, "servo_navigate", json!({"actions": [page]})).await;
+        let id = out["responses"][0]["sessionID"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        owners.push(fleet.route(&id).await.0);
+    }
+    let workers: std::collections::BTreeSet<_> = owners.iter().collect();
+    assert_eq!(
+        workers.len(),
+        2,
+        "four sessions from four calls landed on one worker: {owners:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn loads_a_fixture_page_evaluates_javascript_and_screenshots_its_text() {
     // covers: output.text, render.screenshot
     let site = fixtures().await;

@@ -308,6 +308,7 @@ impl Fleet {
             .collect();
         let (base, gateway) = start_gateway_with(&db_url, &fleet_redis_url, gateway_env).await;
         wait_for_workers(&redis, n).await;
+        wait_for_gateway_workers(&base, n).await;
         Fleet {
             db,
             redis,
@@ -451,6 +452,24 @@ pub async fn start_gateway_with(
     )
     .await;
     (base, gateway)
+}
+
+/// Waits until the gateway places sessions on `n` workers: its registry read
+/// serves calls for a while, so one made before the last worker registered
+/// would send every new session to the others.
+pub async fn wait_for_gateway_workers(base: &str, n: usize) {
+    let ready = format!("{base}/readyz");
+    let plural = if n == 1 { "" } else { "s" };
+    let expected = format!("ready: {n} worker{plural}");
+    wait_for(
+        "the gateway to see every worker",
+        Duration::from_secs(30),
+        || async {
+            let body = reqwest::get(&ready).await.ok()?.text().await.ok()?;
+            body.starts_with(&expected).then_some(())
+        },
+    )
+    .await;
 }
 
 /// Waits until `n` workers are in the registry.

@@ -215,24 +215,28 @@ impl Dispatcher {
     /// ready: it keeps serving live sessions from what it remembers (degraded
     /// mode), and taking every replica out of the Service would turn a
     /// partial outage into a total one.
-    pub async fn readiness(&self) -> (bool, &'static str) {
-        match self.recent.workers(self.routing.workers()).await {
-            Ok(workers) if !workers.is_empty() => {}
-            Ok(_) => return (false, "not ready: no worker is registered"),
+    /// The report names how many workers the gateway places sessions on
+    /// (its registry read, which may be up to [`crate::recent::REGISTRY_REUSE`]
+    /// old), so a rollout can see a new worker taken into account.
+    pub async fn readiness(&self) -> (bool, String) {
+        let workers = match self.recent.workers(self.routing.workers()).await {
+            Ok(workers) if !workers.is_empty() => workers.len(),
+            Ok(_) => return (false, "not ready: no worker is registered".into()),
             Err(_) => {
                 return (
                     false,
-                    "not ready: Redis is unreachable and no worker was seen lately",
+                    "not ready: Redis is unreachable and no worker was seen lately".into(),
                 );
             }
-        }
-        let report = match (self.store.ping().await, self.routing.ping().await) {
-            (Ok(()), Ok(())) => "ready",
-            (Err(_), Ok(())) => "ready (degraded: the database is unreachable)",
-            (Ok(()), Err(_)) => "ready (degraded: Redis is unreachable)",
-            (Err(_), Err(_)) => "ready (degraded: the database and Redis are unreachable)",
         };
-        (true, report)
+        let plural = if workers == 1 { "" } else { "s" };
+        let degraded = match (self.store.ping().await, self.routing.ping().await) {
+            (Ok(()), Ok(())) => "",
+            (Err(_), Ok(())) => " (degraded: the database is unreachable)",
+            (Ok(()), Err(_)) => " (degraded: Redis is unreachable)",
+            (Err(_), Err(_)) => " (degraded: the database and Redis are unreachable)",
+        };
+        (true, format!("ready: {workers} worker{plural}{degraded}"))
     }
 
     /// Validates and runs a call for `tenant`.

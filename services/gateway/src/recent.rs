@@ -71,6 +71,13 @@ impl<K: Eq + Hash + Clone, V: Clone> Memory<K, V> {
         entries.insert(key, (value, Instant::now()));
     }
 
+    /// Changes a remembered value in place, keeping when it was confirmed.
+    fn update(&self, key: &K, change: impl FnOnce(&mut V)) {
+        if let Some((v, _)) = self.lock().get_mut(key) {
+            change(v);
+        }
+    }
+
     fn remove(&self, key: &K) {
         self.lock().remove(key);
     }
@@ -257,6 +264,19 @@ impl Recent {
         Ok(found)
     }
 
+    /// Counts a session this gateway just placed on worker `id` in the
+    /// remembered registry, so the calls a reused read serves see it: without
+    /// this, every session a burst creates within [`REGISTRY_REUSE`] would go
+    /// to the worker that was least loaded at the read. The next read
+    /// replaces the count with the worker's own.
+    pub fn placed(&self, id: &str) {
+        self.workers.update(&(), |ws| {
+            if let Some(w) = ws.iter_mut().find(|w| w.id == id) {
+                w.live_sessions = w.live_sessions.saturating_add(1);
+            }
+        });
+    }
+
     /// A worker the registry listed within the outage grace. Right after Redis
     /// comes back its registry is empty until each worker's next heartbeat; a
     /// session's owner from before is still worth one try (a worker that is
@@ -414,6 +434,46 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(later[0].id, "w2", "past the reuse the store answers");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_reused_registry_read_counts_the_sessions_this_gateway_placed() {
+        let recent = Recent::new(Grace::default());
+        let worker = |id: &str, live| WorkerInfo {
+            id: id.into(),
+            address: String::new(),
+            capacity: 4,
+            live_sessions: live,
+        };
+        recent
+            .workers(async { Ok(vec![worker("w1", 0), worker("w2", 1)]) })
+            .await
+            .unwrap();
+        recent.placed("w1");
+        recent.placed("w1");
+        recent.placed("gone");
+        let reused = recent.workers(async { Ok(Vec::new()) }).await.unwrap();
+        assert_eq!(
+            reused
+                .iter()
+                .map(|w| (w.id.as_str(), w.live_sessions))
+                .collect::<Vec<_>>(),
+            [("w1", 2), ("w2", 1)]
+        );
+        tokio::time::advance(REGISTRY_REUSE - Duration::from_millis(1)).await;
+        assert!(
+            recent
+                .workers(async { Ok(Vec::new()) })
+                .await
+                .is_ok_and(|w| w.len() == 2),
+            "counting a placement does not make the read younger"
+        );
+        tokio::time::advance(Duration::from_millis(1)).await;
+        let fresh = recent
+            .workers(async { Ok(vec![worker("w1", 1)]) })
+            .await
+            .unwrap();
+        assert_eq!(fresh[0].live_sessions, 1, "a fresh read's counts win");
     }
 
     #[test]

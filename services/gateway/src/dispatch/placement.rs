@@ -1,6 +1,7 @@
 //! Which worker takes a new or restored session: the least loaded by fraction
-//! of capacity, from one registry snapshot per call that each pick updates;
-//! and what is recorded when no worker has room.
+//! of capacity, from one registry snapshot per call that each pick updates
+//! (and the gateway's remembered registry too, for the calls a reused read
+//! serves); and what is recorded when no worker has room.
 
 use std::sync::Mutex;
 
@@ -43,12 +44,26 @@ pub(super) fn exclude(workers: &Mutex<Vec<WorkerInfo>>, id: &str) {
 }
 
 impl Dispatcher {
-    /// Picks a worker for a new or restored session like [`take_worker`].
+    /// Picks a worker for a new or restored session like [`take_worker`], and
+    /// counts the session in the gateway's remembered registry
+    /// ([`crate::recent::Recent::placed`]) for the calls that reuse it.
     /// The call's registry snapshot may be a reused read (see
     /// [`crate::recent::REGISTRY_REUSE`]), so the registry is read again when
     /// it has no worker with room, and always after worker `failed` did not
     /// take the call (it, and others listed with it, may have gone).
     pub(super) async fn place(
+        &self,
+        workers: &Mutex<Vec<WorkerInfo>>,
+        failed: Option<&str>,
+    ) -> Option<WorkerInfo> {
+        let taken = self.choose(workers, failed).await;
+        if let Some(w) = &taken {
+            self.recent.placed(&w.id);
+        }
+        taken
+    }
+
+    async fn choose(
         &self,
         workers: &Mutex<Vec<WorkerInfo>>,
         failed: Option<&str>,
