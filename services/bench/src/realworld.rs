@@ -51,10 +51,14 @@ pub const FAST_LOAD_MS: f64 = 1_000.0;
 /// event loop runs the timers due within its 1 s quiet period after a load, so
 /// Chromium gets as long.
 const CHROMIUM_SETTLE: Duration = Duration::from_millis(1_000);
-/// How often Chromium's page is read again after [`CHROMIUM_SETTLE`] until two
-/// readings agree, and for how long at most (pages that animate never agree).
+/// How often Chromium's page is read again after [`CHROMIUM_SETTLE`] until its
+/// reading has not changed for [`CHROMIUM_STABLE_FOR`], and for how long at
+/// most (pages that animate never settle).
 const CHROMIUM_REREAD: Duration = Duration::from_millis(250);
-const CHROMIUM_STABLE_WITHIN: Duration = Duration::from_millis(3_000);
+/// Longer than the 600 ms a MathJax page keeps its status message up after
+/// its last step, so a reading taken in that window is not the one compared.
+const CHROMIUM_STABLE_FOR: Duration = Duration::from_millis(1_000);
+const CHROMIUM_STABLE_WITHIN: Duration = Duration::from_millis(4_000);
 /// The engine's per-action budget for a load and for the reading.
 const MAX_DURATION_MS: u64 = 15_000;
 /// What the engine's console says when a script ran past its budget.
@@ -222,16 +226,18 @@ pub async fn read_in_chromium(
     tokio::time::sleep(CHROMIUM_SETTLE).await;
     let mut extraction = page.evaluate(script).await?;
     // A page still filling itself in (a search page showing one result after
-    // another) is read again until two readings agree, so a slow moment on a
-    // loaded machine cannot make Chromium's reading the incomplete one.
+    // another) is read again until its reading holds for a while, so a slow
+    // moment on a loaded machine cannot make Chromium's reading the
+    // incomplete one.
     let deadline = Instant::now() + CHROMIUM_STABLE_WITHIN;
-    while Instant::now() < deadline {
+    let mut unchanged_since = Instant::now();
+    while Instant::now() < deadline && unchanged_since.elapsed() < CHROMIUM_STABLE_FOR {
         tokio::time::sleep(CHROMIUM_REREAD).await;
         let again = page.evaluate(script).await?;
-        if again == extraction {
-            break;
+        if again != extraction {
+            extraction = again;
+            unchanged_since = Instant::now();
         }
-        extraction = again;
     }
     let errors = page.evaluate("window.__realworldErrors || []").await?;
     let mut reading = Reading::from_extraction(&extraction)?;
