@@ -12,21 +12,15 @@
 use std::mem::MaybeUninit;
 
 use rquickjs::context::EvalOptions;
-use rquickjs::{Coerced, Context, Ctx, FromJs as _, Runtime, Value, qjs};
+use rquickjs::{Coerced, Ctx, FromJs as _, Value, qjs};
 
-use super::realm::{MAX_STACK, MEMORY_LIMIT};
+use super::realm::in_compile_realm;
 use crate::bindings::fleet::engine::code_cache;
 
 /// Export `compile-script`: `source` compiled as a classic script named
 /// `name`, in a realm of its own that runs nothing, written as bytecode.
 pub(crate) fn compile_script(name: &str, source: &str) -> Result<Vec<u8>, String> {
-    let runtime =
-        Runtime::new().map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
-    runtime.set_memory_limit(MEMORY_LIMIT);
-    runtime.set_max_stack_size(MAX_STACK);
-    let context = Context::full(&runtime)
-        .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
-    context.with(|ctx| {
+    in_compile_realm(|ctx| {
         let file = std::ffi::CString::new(name).map_err(|_| "the script's name holds NUL")?;
         // QuickJS reads up to a NUL it requires after the source.
         let mut text = Vec::with_capacity(source.len() + 1);

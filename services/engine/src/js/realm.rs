@@ -98,7 +98,7 @@ const INTL: Prelude = ("intl.js", include_str!("intl.js"));
 const WEBIDL: Prelude = ("webidl.js", include_str!("webidl.js"));
 
 /// Heap limit of one realm.
-pub(super) const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
+const MEMORY_LIMIT: usize = 256 * 1024 * 1024;
 
 /// Heap size at which a realm's first garbage collection runs. QuickJS starts
 /// at 256 KiB and grows the threshold by half after each collection, so a new
@@ -112,7 +112,7 @@ const GC_THRESHOLD: usize = 4 * 1024 * 1024;
 /// that kills the instance. 1 MiB is ≈3,800 plain JS frames (≈1,000 through
 /// builtins such as `Array.prototype.map`), which costs at most ≈2–3 MiB of the
 /// host's native wasm stack: the host must allow ≥ 8 MiB (`max_wasm_stack`).
-pub(super) const MAX_STACK: usize = 1024 * 1024;
+const MAX_STACK: usize = 1024 * 1024;
 
 /// The realm of the current document. Field order is drop order: the saved
 /// hooks and the context must go before the runtime that owns their memory.
@@ -365,16 +365,25 @@ fn compile(ctx: &Ctx<'_>, name: &str, source: &str) -> Result<Vec<u8>, String> {
 /// Export `compile-preludes`: every prelude's bytecode, compiled in a realm of
 /// its own that runs nothing.
 pub(crate) fn compile_preludes() -> Result<Vec<(String, Vec<u8>)>, String> {
+    in_compile_realm(|ctx| {
+        PRELUDES
+            .iter()
+            .map(|&(name, source)| Ok((name.to_owned(), compile(&ctx, name, source)?)))
+            .collect()
+    })
+}
+
+/// Runs `f` in a realm that only compiles: a runtime of its own, with a page
+/// realm's limits, and a context with every intrinsic (`Context::base` has no
+/// `eval`, which compiling needs).
+pub(super) fn in_compile_realm<R>(
+    f: impl FnOnce(Ctx<'_>) -> Result<R, String>,
+) -> Result<R, String> {
     let runtime =
         Runtime::new().map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
     runtime.set_memory_limit(MEMORY_LIMIT);
     runtime.set_max_stack_size(MAX_STACK);
     let context = Context::full(&runtime)
         .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
-    context.with(|ctx| {
-        PRELUDES
-            .iter()
-            .map(|&(name, source)| Ok((name.to_owned(), compile(&ctx, name, source)?)))
-            .collect()
-    })
+    context.with(f)
 }
