@@ -10,25 +10,25 @@ export CARGO_TARGET_DIR FLEET_ENGINE_CACHE_DIR FLEET_K8S_TOOLS
 .PHONY: run test engine-unit-tests bench bench-quick load realworld realworld-pages goldens deps services check k8s-check image image-prebuilt
 
 run: deps
-	cargo run --release -- serve
+	cargo run --release --bin servo-fleet -- serve
 
 # The benchmark against headless Chromium (Debian's `chromium`, installed if
 # missing; the real-world pages its rows load) and the load test; they use the
 # local Postgres and Redis. `servo-fleet bench --compare old.json bench.json`
 # prints what changed since an earlier report.
 bench: deps services realworld-pages
-	cargo run --release -- bench --json bench.json
+	cargo run --release --bin servo-fleet -- bench --json bench.json
 
 bench-quick: deps services realworld-pages
-	cargo run --release -- bench --quick
+	cargo run --release --bin servo-fleet -- bench --quick
 
 load: deps services
-	cargo run --release -- bench --load
+	cargo run --release --bin servo-fleet -- bench --load
 
 # The engine against headless Chromium on every page of the real-world corpus
 # (tests/realworld), page by page; `make test` checks its subset.
 realworld: deps services realworld-pages
-	cargo run --release -- bench --realworld
+	cargo run --release --bin servo-fleet -- bench --realworld
 
 # Chromium, and the pinned Debian and npm packages the real-world pages come from.
 realworld-pages:
