@@ -1,6 +1,7 @@
 //! What scripts pay to cross into the DOM, and what the shortcuts that make it
 //! cheap must not change: node wrappers are kept in a `Map` keyed by node id,
-//! token lists are made once per element, and the base URL `href` reads
+//! token lists are made once per element, child lists are held only while
+//! the page holds them (or just read them), and the base URL `href` reads
 //! resolve against is kept until the tree changes.
 
 use std::time::Duration;
@@ -131,6 +132,36 @@ async fn live_child_lists_follow_their_own_children_through_edits_elsewhere() ->
     let first_line = text.lines().next().unwrap_or_default();
     assert_eq!(
         first_line, "I.B U I.B U.S B U.S.I EM #text 1 3",
+        "console {console:?}"
+    );
+    Ok(())
+}
+
+/// Reading every element's `childNodes` (as a script that walks the tree
+/// does) keeps none of the lists once the script lets them go: each one the
+/// page registers is finalized. A list the page holds is still the one
+/// `childNodes` returns after the walk, and still live; `el.children` is one
+/// object while held.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_walk_of_the_tree_keeps_no_child_list_but_a_held_list_stays_the_same_object()
+-> anyhow::Result<()> {
+    let page = "<!doctype html><title>w</title><p id=out>not run</p><div id=box></div><script>
+        const box = document.getElementById('box');
+        for (let i = 0; i < 2000; i++) box.appendChild(document.createElement('div')).appendChild(document.createElement('span'));
+        const first = box.firstChild, held = first.childNodes, kids = box.children;
+        let finalized = 0;
+        const registry = new FinalizationRegistry(() => { finalized++; });
+        let walked = 0;
+        const walk = (node) => { const list = node.childNodes; if (node !== first) registry.register(list, 0); for (let i = 0; i < list.length; i++) { walked++; walk(list[i]); } };
+        walk(box);
+        first.appendChild(document.createElement('b'));
+        const same = held === first.childNodes && kids === box.children && first.childNodes === first.childNodes;
+        setTimeout(() => { out.textContent = 'walked ' + walked + ' same ' + same + ' live ' + held.length + ' finalized ' + (finalized > 1500); }, 0);
+        </script>";
+    let (text, console, _) = load_text(page).await?;
+    let first_line = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        first_line, "walked 4000 same true live 2 finalized true",
         "console {console:?}"
     );
     Ok(())

@@ -73,11 +73,16 @@
     namedItem(name) { return this.find((el) => el.id === name || el.getAttribute('name') === name) || null; }
     static get [Symbol.species]() { return Array; }
   }
-  const nodeList = (ids, proto = NodeList.prototype) => {
-    const list = ids.map(wrap).filter((n) => n !== null);
-    Object.setPrototypeOf(list, proto);
+  // The wrappers of `ids`, in one pass (no array in between to collect).
+  const wrapAll = (ids) => {
+    const list = [];
+    for (let i = 0; i < ids.length; i++) {
+      const node = wrap(ids[i]);
+      if (node !== null) list.push(node);
+    }
     return list;
   };
+  const nodeList = (ids, proto = NodeList.prototype) => Object.setPrototypeOf(wrapAll(ids), proto);
   const toText = (v) => (v === null || v === undefined ? '' : String(v));
   // A token list's tokens: split on ASCII whitespace. No regular expression:
   // it would replace the page's RegExp.$1 (see regexp.js), and QuickJS's
@@ -121,9 +126,7 @@
     get parentNode() { return wrap(native.parent(this[ID])); }
     get parentElement() { const p = this.parentNode; return p && p.nodeType === 1 ? p : null; }
     get childNodes() {
-      let list = childLists.get(this);
-      if (!list) { const id = this[ID]; list = liveCollection(() => native.childNodes(id), NodeList.prototype, () => native.childSignature(id)); childLists.set(this, list); }
-      return list;
+      return keptList(childLists, this, () => liveCollection(childIds, NodeList.prototype, childSignature, this[ID]));
     }
     get firstChild() { return wrap(native.firstChild(this[ID])); }
     get lastChild() { return wrap(native.lastChild(this[ID])); }
@@ -211,9 +214,7 @@
   };
   const parentNodeMixin = {
     get children() {
-      let list = childrenLists.get(this);
-      if (!list) { const id = this[ID]; list = liveCollection(() => native.children(id), HTMLCollection.prototype, () => native.childSignature(id)); childrenLists.set(this, list); }
-      return list;
+      return keptList(childrenLists, this, () => liveCollection(childElementIds, HTMLCollection.prototype, childSignature, this[ID]));
     },
     get childElementCount() { return native.children(this[ID]).length; },
     get firstElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[0]) : null; },
@@ -345,21 +346,24 @@
   // not replace it.
   const isIndex = (key) => typeof key === 'string' && key !== '' && key.length < 16
     && (key === '0' || (key.charCodeAt(0) > 48 && key.charCodeAt(0) <= 57)) && String(Number(key)) === key;
-  // A live collection's state lives on its target under LIVE (the query for
-  // its ids, the mutation count and, for a node's children, the digest of the
-  // child list it last saw, and its wrapped list); one handler serves all of
-  // them, so making a collection costs two objects, not a set of closures.
+  // A live collection's state lives on its target under LIVE: the function
+  // listing its ids and the node id it is called with, for a node's children
+  // the function giving the digest of its child list, the mutation count and
+  // digest it last saw, and its wrapped list (null until first read). One
+  // handler serves all of them, and every element's child lists share their
+  // functions, so a list costs its proxy, its target and this state, and no
+  // closures of its own.
   const LIVE = Symbol('live');
   const liveNow = (state) => {
     const v = native.domVersion();
     if (v !== state.version) {
       state.version = v;
       if (state.signature !== null) {
-        const sig = state.signature();
-        if (sig === state.sig) return state.list;
+        const sig = state.signature(state.of);
+        if (sig === state.sig && state.list !== null) return state.list;
         state.sig = sig;
       }
-      state.list = state.ids().map(wrap).filter((n) => n !== null);
+      state.list = wrapAll(state.ids(state.of));
     }
     return state.list;
   };
@@ -373,15 +377,39 @@
     ownKeys(target) { return Reflect.ownKeys(liveNow(target[LIVE])); },
     getOwnPropertyDescriptor(target, key) { return Reflect.getOwnPropertyDescriptor(liveNow(target[LIVE]), key); },
   };
-  const liveCollection = (ids, proto = HTMLCollection.prototype, signature = null) => {
+  const liveCollection = (ids, proto = HTMLCollection.prototype, signature = null, of = undefined) => {
     const target = Object.setPrototypeOf([], proto);
-    Object.defineProperty(target, LIVE, { value: { ids, signature, version: -1, sig: -1, list: [] }, configurable: true });
+    Object.defineProperty(target, LIVE, { value: { ids, of, signature, version: -1, sig: -1, list: null }, configurable: true });
     return new Proxy(target, liveHandler);
   };
-  // A node's own childNodes and children lists, kept, so that
-  // `el.childNodes === el.childNodes` as in browsers.
+  const childIds = (id) => native.childNodes(id);
+  const childElementIds = (id) => native.children(id);
+  const childSignature = (id) => native.childSignature(id);
+  // A node's own childNodes and children lists, so that
+  // `el.childNodes === el.childNodes` as in browsers. Held weakly: a script
+  // that walks a tree reads each element's list once, and keeping every one
+  // cost ≈0.5 KB per element (4 MiB of a session on a 300 KB documentation
+  // page). A list no one holds is made again unseen — no script kept the old
+  // one to compare — and the last RECENT_LISTS read are held, so a loop that
+  // reads `el.childNodes[i]` at each step, or a walk below it, does not make
+  // its list again each time.
   const childLists = new WeakMap();
   const childrenLists = new WeakMap();
+  const RECENT_LISTS = 128;
+  const recentLists = [];
+  let recentAt = 0;
+  const keptList = (lists, node, make) => {
+    let list = lists.get(node)?.deref();
+    if (!list) {
+      list = make();
+      lists.set(node, new WeakRef(list));
+    }
+    if (recentLists[(recentAt + RECENT_LISTS - 1) % RECENT_LISTS] !== list) {
+      recentLists[recentAt] = list;
+      recentAt = (recentAt + 1) % RECENT_LISTS;
+    }
+    return list;
+  };
   // The prelude's own walks read a snapshot of a node's children: moving
   // nodes while iterating a live list would skip some.
   const kids = (n) => (n instanceof InertDocument ? n.childNodes : nodeList(native.childNodes(n[ID])));
