@@ -126,7 +126,7 @@
     get parentNode() { return wrap(native.parent(this[ID])); }
     get parentElement() { const p = this.parentNode; return p && p.nodeType === 1 ? p : null; }
     get childNodes() {
-      return keptList(childLists, this, () => liveCollection(childIds, NodeList.prototype, childSignature, this[ID]));
+      return keptList(childLists, this, () => liveCollection(childIds, NodeList, childSignature, this[ID]));
     }
     get firstChild() { return wrap(native.firstChild(this[ID])); }
     get lastChild() { return wrap(native.lastChild(this[ID])); }
@@ -214,7 +214,7 @@
   };
   const parentNodeMixin = {
     get children() {
-      return keptList(childrenLists, this, () => liveCollection(childElementIds, HTMLCollection.prototype, childSignature, this[ID]));
+      return keptList(childrenLists, this, () => liveCollection(childElementIds, HTMLCollection, childSignature, this[ID]));
     },
     get childElementCount() { return native.children(this[ID]).length; },
     get firstElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[0]) : null; },
@@ -377,8 +377,11 @@
     ownKeys(target) { return Reflect.ownKeys(liveNow(target[LIVE])); },
     getOwnPropertyDescriptor(target, key) { return Reflect.getOwnPropertyDescriptor(liveNow(target[LIVE]), key); },
   };
-  const liveCollection = (ids, proto = HTMLCollection.prototype, signature = null, of = undefined) => {
-    const target = Object.setPrototypeOf([], proto);
+  // The target is made as a `Cls` array (not an array whose prototype is set
+  // afterwards, which gives each one a shape of its own in QuickJS), so all
+  // targets of a kind share one shape.
+  const liveCollection = (ids, Cls = HTMLCollection, signature = null, of = undefined) => {
+    const target = Reflect.construct(Array, [], Cls);
     Object.defineProperty(target, LIVE, { value: { ids, of, signature, version: -1, sig: -1, list: null }, configurable: true });
     return new Proxy(target, liveHandler);
   };
