@@ -11,7 +11,28 @@
   // adds the platform's (webidl.js shapes only the latter).
   const builtinGlobals = new Set(Object.getOwnPropertyNames(g));
   const ID = Symbol('node id');
-  const wrappers = new Map();
+  // Node wrappers, by the slot of their node id: its low 32 bits, the high
+  // ones being the slot's generation, which the wrapper's own id is checked
+  // against. A document numbers its slots from 0, so the array stays dense:
+  // 8 bytes a slot where a Map entry cost ≈50 a node, and a script that walks
+  // a large tree wraps every node.
+  const SLOTS = 4294967296;
+  const wrappers = {
+    slots: [],
+    get(id) {
+      const node = this.slots[id % SLOTS];
+      return node !== undefined && node[ID] === id ? node : undefined;
+    },
+    set(id, node) {
+      const slot = id % SLOTS;
+      while (this.slots.length < slot) this.slots.push(undefined);
+      this.slots[slot] = node;
+    },
+    delete(id) {
+      const slot = id % SLOTS;
+      if (this.get(id) !== undefined) this.slots[slot] = undefined;
+    },
+  };
   // Elements that stand in for DocumentFragments (Blitz has no fragment node).
   const fragmentIds = new Set();
   const listeners = new WeakMap();
