@@ -1,5 +1,5 @@
 //! What scripts pay to cross into the DOM, and what the shortcuts that make it
-//! cheap must not change: node wrappers are kept in a `Map` keyed by node id,
+//! cheap must not change: node wrappers are kept in an array by node slot,
 //! token lists are made once per element, child lists are held only while
 //! the page holds them (or just read them), and the base URL `href` reads
 //! resolve against is kept until the tree changes.
@@ -22,8 +22,8 @@ async fn load_text(html: &str) -> anyhow::Result<(String, Vec<String>, Settle)> 
 /// QuickJS picked a Map bucket from the low bits of a number key's hash,
 /// which are the same for every small integer and for every node id, so a
 /// map of many such keys was a few long chains. A page that keys 200,000
-/// entries by numbers shaped like node ids (and the engine's own map of 20,000
-/// node wrappers) now finishes inside its budget with every entry found.
+/// entries by numbers shaped like node ids, and walks 20,000 new nodes through
+/// the engine's wrappers, now finishes inside its budget with every entry found.
 #[tokio::test(flavor = "multi_thread")]
 async fn maps_keyed_by_numbers_and_trees_of_many_nodes_stay_inside_the_budget() -> anyhow::Result<()>
 {
