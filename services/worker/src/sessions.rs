@@ -490,6 +490,13 @@ impl Sessions {
                 self.inner.backlog.written(id, &u);
                 Ok(())
             }
+            Err(StoreError::NotFound) => {
+                // The session was closed (its rows deleted) while this copy
+                // waited: there is nothing left to keep it for.
+                tracing::info!(session = %id, "dropping the unwritten checkpoint of a session that was closed");
+                self.inner.backlog.written(id, &u);
+                Ok(())
+            }
             Err(e) => Err(e),
         }
     }
