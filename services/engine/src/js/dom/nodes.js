@@ -126,7 +126,7 @@
     get parentNode() { return wrap(native.parent(this[ID])); }
     get parentElement() { const p = this.parentNode; return p && p.nodeType === 1 ? p : null; }
     get childNodes() {
-      return keptList(childLists, this, () => liveCollection(childIds, NodeList, childSignature, this[ID]));
+      return keptList(childLists, this, childIds, NodeList);
     }
     get firstChild() { return wrap(native.firstChild(this[ID])); }
     get lastChild() { return wrap(native.lastChild(this[ID])); }
@@ -214,7 +214,7 @@
   };
   const parentNodeMixin = {
     get children() {
-      return keptList(childrenLists, this, () => liveCollection(childElementIds, HTMLCollection, childSignature, this[ID]));
+      return keptList(childrenLists, this, childElementIds, HTMLCollection);
     },
     get childElementCount() { return native.children(this[ID]).length; },
     get firstElementChild() { const c = native.children(this[ID]); return c.length ? wrap(c[0]) : null; },
@@ -401,10 +401,11 @@
   const RECENT_LISTS = 128;
   const recentLists = [];
   let recentAt = 0;
-  const keptList = (lists, node, make) => {
+  // `node`'s list of `ids` from `lists`, made (as a `Cls`) if none is held.
+  const keptList = (lists, node, ids, Cls) => {
     let list = lists.get(node)?.deref();
     if (!list) {
-      list = make();
+      list = liveCollection(ids, Cls, childSignature, node[ID]);
       lists.set(node, new WeakRef(list));
     }
     if (recentLists[(recentAt + RECENT_LISTS - 1) % RECENT_LISTS] !== list) {
