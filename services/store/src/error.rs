@@ -71,4 +71,12 @@ impl StoreError {
             _ => false,
         }
     }
+
+    /// Whether the call waited out the pool's acquire timeout without getting
+    /// a connection: the database refusing new connections and every pooled
+    /// connection being busy look the same here, and only the breaker, which
+    /// sees other calls, can tell them apart.
+    pub fn is_pool_wait(&self) -> bool {
+        matches!(self, Self::Database(sqlx::Error::PoolTimedOut))
+    }
 }

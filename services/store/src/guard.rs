@@ -4,9 +4,11 @@
 //! each call wait out a connect or pool timeout. Callers then fall back to what
 //! they remember (the gateway's recent keys and routes, the worker's unwritten
 //! checkpoints) or answer `UNAVAILABLE` fast; the README's "Outages" says
-//! what users see.
+//! what users see. A full connection pool is congestion, not an outage: see
+//! [`Breaker::call`].
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,6 +47,10 @@ pub struct Breaker {
     probe: Probe,
     /// When the backend was found unreachable; `None` while it answers.
     down_since: Mutex<Option<Instant>>,
+    /// Calls the backend answered (with a result or a logical error), ever:
+    /// whether any moved while a call waited for a pooled connection tells a
+    /// busy pool from an unreachable backend.
+    answered: AtomicU64,
 }
 
 impl Breaker {
@@ -57,6 +63,7 @@ impl Breaker {
             timeout,
             probe,
             down_since: Mutex::new(None),
+            answered: AtomicU64::new(0),
         })
     }
 
@@ -71,7 +78,11 @@ impl Breaker {
     }
 
     /// Runs `op` unless the circuit is open; an outage-class failure or a
-    /// timeout opens it.
+    /// timeout opens it. A wait for a pooled connection that timed out while
+    /// other calls were answered is congestion, not an outage: that call fails
+    /// with `Unavailable` (it never reached the backend) and the circuit stays
+    /// closed, so one busy moment does not send every caller into degraded
+    /// mode.
     pub async fn call<T>(
         self: &Arc<Self>,
         op: impl Future<Output = Result<T, StoreError>>,
@@ -79,16 +90,31 @@ impl Breaker {
         if self.is_down() {
             return Err(StoreError::Unavailable(self.backend));
         }
+        let answered_before = self.answered.load(Ordering::Relaxed);
         match tokio::time::timeout(self.timeout, op).await {
             Err(_) => {
                 self.trip(&format!("no answer within {:?}", self.timeout));
+                Err(StoreError::Unavailable(self.backend))
+            }
+            Ok(Err(e))
+                if e.is_pool_wait() && self.answered.load(Ordering::Relaxed) != answered_before =>
+            {
+                tracing::warn!(
+                    backend = self.backend,
+                    "store busy: a call found no free pooled connection in time while others were answered"
+                );
+                fleet_telemetry::counter!("fleet_store_busy_total", "backend" => self.backend)
+                    .increment(1);
                 Err(StoreError::Unavailable(self.backend))
             }
             Ok(Err(e)) if e.is_outage() => {
                 self.trip(&e.to_string());
                 Err(StoreError::Unavailable(self.backend))
             }
-            Ok(answer) => answer,
+            Ok(answer) => {
+                self.answered.fetch_add(1, Ordering::Relaxed);
+                answer
+            }
         }
     }
 
@@ -458,5 +484,36 @@ mod tests {
             .await;
         assert!(matches!(stale, Err(StoreError::StaleEpoch { .. })));
         assert!(!b.is_down());
+    }
+
+    /// What a call that waited out the pool's acquire timeout returns.
+    async fn pool_wait() -> Result<(), StoreError> {
+        tokio::time::sleep(SQL_ACQUIRE_TIMEOUT).await;
+        Err(StoreError::Database(sqlx::Error::PoolTimedOut))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_pool_wait_while_other_calls_are_answered_is_busy_and_keeps_the_circuit_closed() {
+        let b = breaker(Arc::new(AtomicBool::new(true)), SQL_TIMEOUT);
+        let answered = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(())
+        };
+        let (waited, other) = tokio::join!(b.call(pool_wait()), b.call(answered));
+        assert!(matches!(waited, Err(StoreError::Unavailable("test"))));
+        assert!(other.is_ok());
+        assert!(!b.is_down(), "a busy pool was taken for an outage");
+        assert_eq!(b.call(async { Ok(3) }).await.unwrap(), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_pool_wait_while_no_call_is_answered_opens_the_circuit() {
+        let b = breaker(Arc::new(AtomicBool::new(false)), SQL_TIMEOUT);
+        // One call answered before the wait began says nothing about the wait.
+        b.call(async { Ok(()) }).await.unwrap();
+        let (first, second) = tokio::join!(b.call(pool_wait()), b.call(pool_wait()));
+        assert!(matches!(first, Err(StoreError::Unavailable("test"))));
+        assert!(matches!(second, Err(StoreError::Unavailable("test"))));
+        assert!(b.is_down(), "a backend no call reached stayed trusted");
     }
 }
