@@ -9,21 +9,33 @@ mod tenants;
 
 use clap::Parser as _;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     let cli = cli::Cli::parse();
-    let _traces = match cli::init_tracing(&cli) {
-        Ok(t) => t,
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cli.runtime_threads())
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
         Err(e) => {
-            eprintln!("servo-fleet: {e:#}");
+            eprintln!("servo-fleet: starting the async runtime: {e}");
             return std::process::ExitCode::FAILURE;
         }
     };
-    match cli::run(cli).await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("servo-fleet: {e:#}");
-            std::process::ExitCode::FAILURE
+    runtime.block_on(async move {
+        let _traces = match cli::init_tracing(&cli) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("servo-fleet: {e:#}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+        match cli::run(cli).await {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("servo-fleet: {e:#}");
+                std::process::ExitCode::FAILURE
+            }
         }
-    }
+    })
 }
