@@ -139,23 +139,15 @@ struct MigrateArgs {
 }
 
 impl Cli {
-    /// Threads of the process's tokio runtime: one per CPU, as tokio's
-    /// default, plus one per engine lane where this process runs engines. A
-    /// running engine keeps its thread until its next epoch tick (10 ms);
-    /// with only one thread per CPU, every lane busy left no thread to poll
-    /// the sockets, so each SQL round trip of a checkpoint waited a tick and
-    /// held its pooled connection that much longer (under the 500-session
-    /// load test the worker's pool ran dry). The spare threads take that work
-    /// at once and the kernel shares the CPUs.
-    pub fn runtime_threads(&self) -> usize {
-        let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-        let lanes = match &self.command {
+    /// Engine lanes this process runs (`worker`, `serve`, `stdio`); 0 for the
+    /// commands that run no engine.
+    pub fn engine_lanes(&self) -> usize {
+        match &self.command {
             Command::Worker(a) => a.worker.engine_lanes(),
             Command::Serve(a) => a.local.worker.engine_lanes(),
             Command::Stdio(a) => a.worker.engine_lanes(),
             _ => 0,
-        };
-        cpus + lanes
+        }
     }
 }
 
@@ -584,32 +576,4 @@ async fn stdio(args: LocalArgs) -> anyhow::Result<()> {
     shutdown.cancel();
     let w = w.await.context("the worker task failed")?;
     s.and(w)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser as _;
-
-    fn threads(args: &[&str]) -> usize {
-        Cli::try_parse_from(args)
-            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
-            .runtime_threads()
-    }
-
-    #[test]
-    fn processes_that_run_engines_get_a_thread_per_engine_lane_beside_one_per_cpu() {
-        let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-        assert_eq!(
-            threads(&["servo-fleet", "worker", "--engine-lanes", "3"]),
-            cpus + 3
-        );
-        assert_eq!(
-            threads(&["servo-fleet", "serve", "--engine-lanes", "2"]),
-            cpus + 2
-        );
-        // Lanes default to one per CPU.
-        assert_eq!(threads(&["servo-fleet", "worker"]), 2 * cpus);
-        assert_eq!(threads(&["servo-fleet", "gateway"]), cpus);
-    }
 }

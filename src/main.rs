@@ -4,6 +4,7 @@
 mod cli;
 mod client;
 mod keys;
+mod runtime;
 mod smoke;
 mod tenants;
 
@@ -11,11 +12,7 @@ use clap::Parser as _;
 
 fn main() -> std::process::ExitCode {
     let cli = cli::Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cli.runtime_threads())
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime::build(&cli) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("servo-fleet: starting the async runtime: {e}");
