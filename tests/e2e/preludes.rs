@@ -118,6 +118,63 @@ async fn a_realm_made_between_calls_is_fresh_and_its_clock_starts_with_its_docum
     Ok(())
 }
 
+/// A tab that keeps navigating between scripted pages runs them all in one
+/// realm that is put back as it was made for each document (`js/heap.rs`),
+/// whether `prepare` made it and put it back between calls or the tab, never
+/// prepared, did so on its navigations. Each document sees none of the last
+/// one's globals, prototype changes or frames' writes, its frame realms
+/// work, and Math.random never repeats.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tab_that_navigates_gets_a_realm_as_new_as_a_made_one_for_every_document()
+-> anyhow::Result<()> {
+    let host = crate::harness::engine_host(4, &[])?;
+    host.warm().await?;
+    const PAGE: &str = "<!doctype html><p id=out></p>\
+        <iframe srcdoc=\"<script>parent.framed = (parent.framed || 0) + 1</script>\"></iframe>\
+        <script>addEventListener('load', () => { out.textContent = ['page', typeof window.leak, \
+        typeof Element.prototype.marker, typeof [].extra, window.framed, Math.random()].join(' '); \
+        window.leak = 1; Element.prototype.marker = 1; Array.prototype.extra = 1; });</script>";
+    for prepared in [true, false] {
+        let mut tab = host
+            .new_tab(Viewport {
+                width: 800,
+                height: 600,
+            })
+            .await?;
+        let mut randoms = Vec::new();
+        for document in 0..8 {
+            let summary = tab.load(Source::Html(PAGE.into()), BUDGET).await?;
+            let written = summary
+                .text
+                .find("page")
+                .map_or("", |at| &summary.text[at..]);
+            let words: Vec<&str> = written.split_whitespace().collect();
+            assert_eq!(
+                words.get(..5),
+                Some(&["page", "undefined", "undefined", "undefined", "1"][..]),
+                "prepared {prepared}, document {document} saw the last one's realm: {:?} \
+                 (console: {:?})",
+                summary.text,
+                summary.console
+            );
+            randoms.push(words.get(5).copied().unwrap_or_default().to_owned());
+            // Every other document, the host prepares between calls.
+            if prepared && document % 2 == 1 {
+                tab.prepare().await?;
+            }
+        }
+        let mut distinct = randoms.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            randoms.len(),
+            "prepared {prepared}: Math.random repeated across documents: {randoms:?}"
+        );
+    }
+    Ok(())
+}
+
 /// The wall clock in milliseconds, as the page's `Date.now()` reads it.
 fn now_ms() -> u128 {
     std::time::SystemTime::now()

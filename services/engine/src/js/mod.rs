@@ -1,7 +1,9 @@
 //! JavaScript: one QuickJS runtime and realm per document.
 //!
 //! The realm is created on first use (a page without scripts never pays for
-//! it) and dropped on every `load`, like a browser navigation. DOM bindings are
+//! it) and dropped on every `load`, like a browser navigation; a tab that
+//! navigates between scripted pages runs its later documents in one realm
+//! that is put back as it was made for each (`realm.rs`, `heap.rs`). DOM bindings are
 //! a small layer of native functions over the Blitz document ([`natives`], one
 //! file per topic) and a JavaScript prelude (`dom/`, one file per topic) that builds `window`, `document`,
 //! elements, events, timers, `location`, `console` and `localStorage` on them;
@@ -29,6 +31,7 @@ mod code_cache;
 mod console;
 mod event_loop;
 mod frames;
+mod heap;
 mod modules;
 mod natives;
 mod realm;

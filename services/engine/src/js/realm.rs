@@ -1,6 +1,8 @@
 //! The realm of the current document: a QuickJS runtime with the engine's
-//! limits, the natives, and the preludes evaluated in order; and the
-//! preludes' bytecode, compiled once per process and read by every realm.
+//! limits, the natives, and the preludes evaluated in order; the reusable
+//! realm a tab that navigates keeps for its later documents, put back as it
+//! was made for each (its heap: `heap.rs`); and the preludes' bytecode,
+//! compiled once per process and read by every realm.
 //! Why QuickJS: docs/decisions/0001-quickjs.md.
 
 use std::cell::{Cell, RefCell};
@@ -11,7 +13,7 @@ use rquickjs::{
     WriteOptions,
 };
 
-use super::{deadline_passed, describe, modules, natives};
+use super::{deadline_passed, describe, heap, modules, natives};
 use crate::bindings::fleet::engine::preludes;
 
 /// A prelude: its name (what `preludes.bytecode` is asked for) and source.
@@ -40,6 +42,7 @@ const BOOTSTRAP: Prelude = (
         include_str!("dom/traversal.js"),
         include_str!("dom/location.js"),
         include_str!("dom/tasks.js"),
+        include_str!("dom/random.js"),
         include_str!("dom/window.js"),
         include_str!("dom/hooks.js"),
     ),
@@ -114,23 +117,70 @@ const GC_THRESHOLD: usize = 4 * 1024 * 1024;
 /// host's native wasm stack: the host must allow ≥ 8 MiB (`max_wasm_stack`).
 const MAX_STACK: usize = 1024 * 1024;
 
-/// The realm of the current document. Field order is drop order: the saved
-/// hooks and the context must go before the runtime that owns their memory.
+/// A realm's runtime, context and hooks. Field order is drop order: the
+/// saved hooks and the context must go before the runtime that owns their
+/// memory.
 struct JsEnv {
     hooks: Persistent<Object<'static>>,
     context: Context,
     runtime: Runtime,
 }
 
+/// The realm of a document: one of its own, or the tab's reusable one.
+enum Realm {
+    Own(JsEnv),
+    /// The tab's [`REUSABLE`] realm, which is spent when this goes.
+    Reused(Lease),
+}
+
+/// A document's use of the reusable realm: when the realm is retired (or
+/// not taken after all), it is spent, its heap full of that document's
+/// objects until [`heap::put_back`].
+struct Lease;
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        REUSABLE.with(|reusable| {
+            if let Ok(mut reusable) = reusable.try_borrow_mut()
+                && let Some(reusable) = reusable.as_mut()
+            {
+                reusable.state = Use::Spent;
+            }
+        });
+    }
+}
+
+/// The realm a tab that navigates keeps for all its later documents: made
+/// once, in a heap of its own ([`heap`]) that is saved as soon as the
+/// preludes ran and put back in place for each next document. It is as new
+/// to that document as a realm made for it (every object, the job queue and
+/// the heap's accounting are the saved ones) and costs a copy of ≈2 MiB
+/// instead of the preludes' evaluation and a walk of the last heap.
+struct Reusable {
+    /// Never dropped: the saved heap holds these handles' references.
+    env: JsEnv,
+    state: Use,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Use {
+    /// As saved; no document has it.
+    Fresh,
+    /// A document's realm.
+    Taken,
+    /// Its document is gone; to be put back.
+    Spent,
+}
+
 thread_local! {
-    static ENV: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
+    static ENV: RefCell<Option<Realm>> = const { RefCell::new(None) };
     /// The realm of the document a navigation replaced, until [`prepare`]
     /// frees it between calls. At most one: a navigation that finds one
     /// here (the host did not call `prepare`) frees it then.
-    static RETIRED: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
-    /// A realm [`prepare`] made before any document needed it; the next
-    /// document that runs a script takes it.
-    static SPARE: RefCell<Option<JsEnv>> = const { RefCell::new(None) };
+    static RETIRED: RefCell<Option<Realm>> = const { RefCell::new(None) };
+    /// The reusable realm, once made (by [`prepare`], or by the navigation
+    /// of a tab never prepared).
+    static REUSABLE: RefCell<Option<Reusable>> = const { RefCell::new(None) };
     /// Documents of this tab that had a realm.
     static REALMS: Cell<u32> = const { Cell::new(0) };
     /// Bytecode of each prelude, by name: read once per instance (nine
@@ -138,70 +188,175 @@ thread_local! {
     static PRELUDE_CODE: RefCell<HashMap<&'static str, &'static [u8]>> = RefCell::new(HashMap::new());
 }
 
+impl Realm {
+    /// The realm's context and hooks, for one js function's use.
+    fn handles(&self) -> Option<(Context, Persistent<Object<'static>>)> {
+        self.with_env(|env| (env.context.clone(), env.hooks.clone()))
+    }
+
+    fn with_env<R>(&self, f: impl FnOnce(&JsEnv) -> R) -> Option<R> {
+        match self {
+            Realm::Own(env) => Some(f(env)),
+            Realm::Reused(_) => {
+                REUSABLE.with(|reusable| reusable.borrow().as_ref().map(|r| f(&r.env)))
+            }
+        }
+    }
+}
+
 /// Retire the realm of the current document (a new document gets a new
 /// one). Freeing a realm is a full collection of its heap, which no caller
 /// should wait for: it waits for [`prepare`].
+///
+/// Navigations (which call this) happen between the js functions that take
+/// a realm's handles, never inside one (`tab.rs`), and every handle a js
+/// function takes ([`existing`], [`realm`], [`runtime`]) is gone when it
+/// returns; frame realms go before this (`js::reset`). So nothing refers to
+/// a retired realm but the slot it is kept in, which is what lets the
+/// reusable realm be put back once it is retired.
 pub(super) fn drop_realm() {
     let env = ENV.with(|env| env.borrow_mut().take());
     let older = RETIRED.with(|retired| retired.replace(env));
     drop(older);
 }
 
-/// Export `prepare`: free the retired realm, then make the realm the next
-/// document will take, if none is made yet and the tab has gone from one page
-/// that ran scripts to another and shows one now: a tab that navigates is
-/// likely to again, and one that stays on its first page never pays the
-/// spare's memory (≈2 MiB). [`build`] reads no document, so a realm made now
-/// serves whatever document comes next.
+/// Export `prepare`: free the retired realm and put the reusable realm back
+/// if a document used it; or, once the tab has gone from one page that ran
+/// scripts to another and shows one now, make the reusable realm: a tab
+/// that navigates is likely to again, and one that stays on its first page
+/// never pays the realm and its save (≈4 MiB). [`build`] reads no document,
+/// so the realm serves whatever document comes next.
 pub(crate) fn prepare() -> Result<(), String> {
     let retired = RETIRED.with(|retired| retired.borrow_mut().take());
     drop(retired);
-    let navigates = REALMS.with(Cell::get) >= 2 && ENV.with(|env| env.borrow().is_some());
-    if !navigates || SPARE.with(|spare| spare.borrow().is_some()) {
-        return Ok(());
+    match REUSABLE.with(|reusable| reusable.borrow().as_ref().map(|r| r.state)) {
+        Some(Use::Spent) => {
+            put_back();
+            Ok(())
+        }
+        Some(Use::Fresh | Use::Taken) => Ok(()),
+        None => {
+            let navigates = REALMS.with(Cell::get) >= 2 && ENV.with(|env| env.borrow().is_some());
+            if navigates { make_reusable() } else { Ok(()) }
+        }
     }
-    let env = new_env()?;
-    SPARE.with(|spare| *spare.borrow_mut() = Some(env));
-    Ok(())
+}
+
+/// Make the reusable realm in its own heap and save the heap.
+fn make_reusable() -> Result<(), String> {
+    let runtime = Runtime::new_with_alloc(heap::ReusableHeap)
+        .map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
+    match new_env(runtime) {
+        Ok(env) => {
+            // What the preludes left behind is not saved.
+            env.runtime.run_gc();
+            heap::save();
+            REUSABLE.with(|reusable| {
+                *reusable.borrow_mut() = Some(Reusable {
+                    env,
+                    state: Use::Fresh,
+                });
+            });
+            Ok(())
+        }
+        Err(e) => {
+            // The runtime is gone with `new_env`'s error: its memory is not.
+            heap::discard();
+            Err(e)
+        }
+    }
+}
+
+/// Put the spent reusable realm back as it was made (see [`drop_realm`] for
+/// why nothing refers to what it held).
+fn put_back() {
+    REUSABLE.with(|reusable| {
+        if let Some(reusable) = reusable.borrow_mut().as_mut()
+            && reusable.state == Use::Spent
+            && heap::put_back()
+        {
+            reusable.state = Use::Fresh;
+        }
+    });
+}
+
+/// The reusable realm for a new document, put back first if a document used
+/// it; none if there is none or the current document has it.
+fn take_reusable() -> Option<Realm> {
+    // A retired reusable realm is spent once its lease goes.
+    let retired = RETIRED.with(|retired| {
+        let mut retired = retired.borrow_mut();
+        matches!(*retired, Some(Realm::Reused(_)))
+            .then(|| retired.take())
+            .flatten()
+    });
+    drop(retired);
+    put_back();
+    REUSABLE.with(|reusable| {
+        let mut reusable = reusable.borrow_mut();
+        let reusable = reusable.as_mut().filter(|r| r.state == Use::Fresh)?;
+        reusable.state = Use::Taken;
+        Some(())
+    })?;
+    Some(Realm::Reused(Lease))
 }
 
 /// The realm of the current document, if one was made.
 pub(super) fn existing() -> Option<(Context, Persistent<Object<'static>>)> {
-    ENV.with(|env| {
-        env.borrow()
-            .as_ref()
-            .map(|env| (env.context.clone(), env.hooks.clone()))
-    })
+    ENV.with(|env| env.borrow().as_ref().and_then(Realm::handles))
 }
 
 /// The page's runtime, if its realm was made (frame realms join it).
 pub(super) fn runtime() -> Option<Runtime> {
-    ENV.with(|env| env.borrow().as_ref().map(|env| env.runtime.clone()))
+    ENV.with(|env| {
+        env.borrow()
+            .as_ref()
+            .and_then(|realm| realm.with_env(|env| env.runtime.clone()))
+    })
 }
 
-/// The realm of the current document, created on first use (or taken from
-/// [`prepare`]'s spare), begun for the document.
+/// The realm of the current document, created on first use (or the tab's
+/// reusable realm), begun for the document.
 pub(super) fn realm() -> Result<(Context, Persistent<Object<'static>>), String> {
     if let Some(found) = existing() {
         return Ok(found);
     }
-    let spare = SPARE.with(|spare| spare.borrow_mut().take());
-    let env = match spare.map(|env| (begun(&env), env)) {
-        Some((Ok(true), env)) => env,
-        // The spare does not fit this document (or failed to begin): freed,
-        // and a realm made for the document instead.
-        Some(_) | None => {
-            let env = new_env()?;
+    let realm = match reused_for_document() {
+        Some(realm) => realm,
+        None => {
+            let env = new_env(
+                Runtime::new()
+                    .map_err(|e| format!("the JavaScript runtime could not start: {e}"))?,
+            )?;
             if !begun(&env)? {
                 return Err("a new realm did not wrap its tab's document".to_owned());
             }
-            env
+            Realm::Own(env)
         }
     };
-    let found = (env.context.clone(), env.hooks.clone());
-    ENV.with(|current| *current.borrow_mut() = Some(env));
+    let found = realm
+        .handles()
+        .ok_or_else(|| "the reusable realm is gone".to_owned())?;
+    ENV.with(|current| *current.borrow_mut() = Some(realm));
     REALMS.with(|made| made.set(made.get().saturating_add(1)));
     Ok(found)
+}
+
+/// The reusable realm, begun for a new document. A tab that navigates and
+/// was never prepared (its worker's lanes were all busy after each answer)
+/// makes it now, once. None when the tab does not navigate yet, or the
+/// realm could not be made or does not fit the document (it is then spent,
+/// and put back for the next one).
+fn reused_for_document() -> Option<Realm> {
+    let navigates = REALMS.with(Cell::get) >= 2;
+    if navigates && REUSABLE.with(|reusable| reusable.borrow().is_none()) {
+        make_reusable().ok()?;
+    }
+    take_reusable().filter(|realm| {
+        realm
+            .with_env(begun)
+            .is_some_and(|begun| matches!(begun, Ok(true)))
+    })
 }
 
 /// Begin the document's life in the realm of `env` (see [`begin`]).
@@ -225,11 +380,9 @@ pub(super) fn begin<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>) -> Result<bool, St
         .map_err(|e| format!("the realm did not begin: {}", describe(&e)))
 }
 
-/// A new realm: a runtime with the engine's limits, the natives and every
+/// A new realm in `runtime`: the engine's limits, the natives and every
 /// prelude.
-fn new_env() -> Result<JsEnv, String> {
-    let runtime =
-        Runtime::new().map_err(|e| format!("the JavaScript runtime could not start: {e}"))?;
+fn new_env(runtime: Runtime) -> Result<JsEnv, String> {
     runtime.set_memory_limit(MEMORY_LIMIT);
     runtime.set_gc_threshold(GC_THRESHOLD);
     runtime.set_max_stack_size(MAX_STACK);
@@ -386,4 +539,83 @@ pub(super) fn in_compile_realm<R>(
     let context = Context::full(&runtime)
         .map_err(|e| format!("the JavaScript realm could not be created: {e}"))?;
     context.with(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `code` evaluates to in `realm`, as text.
+    fn eval(realm: &Realm, code: &str) -> String {
+        let Some((context, _)) = realm.handles() else {
+            return "no handles".to_owned();
+        };
+        context.with(|ctx| {
+            ctx.eval::<rquickjs::Coerced<String>, _>(code)
+                .catch(&ctx)
+                .map_or_else(|e| format!("error: {}", describe(&e)), |text| text.0)
+        })
+    }
+
+    /// The reusable realm is put back as it was made for each document that
+    /// takes it, whether `prepare` put it back or the next document did: no
+    /// global, prototype change or pending job of the last document is
+    /// left, its memory is given back, and Math.random does not repeat.
+    #[test]
+    fn a_reused_realm_is_put_back_as_it_was_made_for_each_document() {
+        make_reusable().expect("the reusable realm is made");
+        let saved = heap::footprint();
+        let mut randoms = Vec::new();
+        for document in 0..4 {
+            let realm = take_reusable().expect("the reusable realm is free");
+            assert_eq!(
+                realm.with_env(|env| env.runtime.is_job_pending()),
+                Some(false),
+                "document {document}: a job of the last document is pending"
+            );
+            assert_eq!(
+                eval(
+                    &realm,
+                    "[typeof leak, typeof [].extra, typeof big, typeof document.querySelector].join()"
+                ),
+                "undefined,undefined,undefined,function",
+                "document {document}"
+            );
+            assert_eq!(heap::footprint(), saved, "document {document}");
+            assert_eq!(
+                eval(
+                    &realm,
+                    "globalThis.leak = 1; Array.prototype.extra = 2; \
+                     globalThis.big = Array.from({ length: 100000 }, (_, i) => ({ i, s: 'x' + i })); \
+                     Promise.resolve().then(() => { globalThis.late = 1; }); big.length"
+                ),
+                "100000"
+            );
+            assert!(
+                heap::footprint().0 > saved.0 + 1024 * 1024,
+                "the document used the heap"
+            );
+            randoms.push(eval(&realm, "String(Math.random())"));
+            // The document goes: its realm is retired, and put back by
+            // `prepare` (between calls) or by the next document.
+            ENV.with(|env| *env.borrow_mut() = Some(realm));
+            drop_realm();
+            if document % 2 == 0 {
+                prepare().expect("prepared");
+                assert_eq!(
+                    REUSABLE.with(|r| r.borrow().as_ref().map(|r| r.state)),
+                    Some(Use::Fresh)
+                );
+            }
+        }
+        RETIRED.with(|retired| retired.borrow_mut().take());
+        let mut distinct = randoms.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            randoms.len(),
+            "Math.random repeated: {randoms:?}"
+        );
+    }
 }

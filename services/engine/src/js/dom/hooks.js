@@ -85,6 +85,7 @@
       if (idOf(document) !== native.documentNode()) return false;
       timeOrigin = realNow();
       skew = 0;
+      reseedRandom();
       rememberInitialState();
       return true;
     },
