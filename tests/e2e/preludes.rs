@@ -11,15 +11,19 @@ const BUDGET: Duration = Duration::from_secs(20);
 /// instance that loads no page, and every tab's first script reads them from
 /// the host instead of compiling ≈330 KB of source itself. Built-ins still
 /// look native to feature detection on the first page, and a tab asks for
-/// each prelude once, however many documents it loads.
+/// each prelude once, however many documents it loads: the nine every realm
+/// runs when its first script does, IndexedDB and Intl's objects only once a
+/// page uses them.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result<()> {
     let host = crate::harness::engine_host(4, &[])?;
     host.warm().await?;
-    const PROBE: &str = "<!doctype html><title>p</title><p id=out></p><script>\
+    const PLAIN: &str = "<!doctype html><title>p</title><p id=out></p><script>\
         out.textContent = [typeof document.querySelector, \
         /\\[native code\\]/.test(Function.prototype.toString.call(document.querySelector)), \
-        typeof indexedDB.open, typeof fetch, typeof Intl.NumberFormat].join(' ')</script>";
+        typeof fetch, 'indexedDB' in window].join(' ')</script>";
+    const PROBE: &str = "<!doctype html><title>p</title><p id=out></p><script>\
+        out.textContent = [typeof indexedDB.open, typeof Intl.NumberFormat].join(' ')</script>";
     for _ in 0..2 {
         let mut tab = host
             .new_tab(Viewport {
@@ -33,22 +37,92 @@ async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result
             "a tab asks only when a script runs"
         );
         for load in 0..2 {
+            let summary = tab.load(Source::Html(PLAIN.into()), BUDGET).await?;
+            assert!(
+                summary.text.contains("function true function true"),
+                "load {load}: the preludes did not build the page's API: {:?} (console: {:?})",
+                summary.text,
+                summary.console
+            );
+            let asked = if load == 0 { 9 } else { 11 };
+            assert_eq!(
+                tab.preludes_from_host(),
+                asked,
+                "load {load}: the preludes a realm runs come from the host, once per tab"
+            );
             let summary = tab.load(Source::Html(PROBE.into()), BUDGET).await?;
             assert!(
-                summary
-                    .text
-                    .contains("function true function function function"),
-                "load {load}: the preludes did not build the page's API: {:?} (console: {:?})",
+                summary.text.contains("function function"),
+                "load {load}: IndexedDB or Intl is missing: {:?} (console: {:?})",
                 summary.text,
                 summary.console
             );
             assert_eq!(
                 tab.preludes_from_host(),
-                9,
-                "load {load}: every prelude comes from the host, once per tab"
+                11,
+                "load {load}: IndexedDB and Intl's objects come from the host once they are used"
             );
         }
     }
+    Ok(())
+}
+
+/// IndexedDB and Intl's objects are evaluated when a page first uses them,
+/// and look to the page as if they had been there from the start: the
+/// globals enumerate as they will, the interfaces have their WebIDL shape
+/// once touched, `history.state` clones with IndexedDB's serialization
+/// before anything else loaded it, `toLocaleString` formats without the page
+/// naming Intl, and a page's own global that looks like an interface is not
+/// reshaped by the late walk.
+#[tokio::test(flavor = "multi_thread")]
+async fn indexeddb_and_intl_appear_on_first_use_as_if_always_there() -> anyhow::Result<()> {
+    let host = crate::harness::engine_host(4, &[])?;
+    host.warm().await?;
+    let mut tab = host
+        .new_tab(Viewport {
+            width: 800,
+            height: 600,
+        })
+        .await?;
+    const PAGE: &str = "<!doctype html><title>p</title><p id=out></p><script>\
+        function Mine() {} \
+        const r = []; \
+        r.push(Object.keys(window).includes('indexedDB'), Object.keys(window).includes('IDBKeyRange')); \
+        history.pushState({ at: new Date(0), n: new Map([[1, 2]]) }, ''); \
+        r.push(history.state.at instanceof Date, history.state.n.get(1)); \
+        r.push((1234.5).toLocaleString()); \
+        r.push(Object.prototype.toString.call(indexedDB), typeof IDBKeyRange.only, \
+          Object.getOwnPropertyDescriptor(window, 'IDBKeyRange').enumerable, \
+          String(IDBKeyRange.prototype[Symbol.toStringTag]), /\\[native code\\]/.test(String(IDBFactory))); \
+        r.push(new Intl.NumberFormat('en-US').format(1e6), Intl === window.Intl); \
+        r.push(Object.keys(window).includes('Mine'), Mine.prototype[Symbol.toStringTag] === undefined); \
+        out.textContent = r.join(' ')</script>";
+    let summary = tab.load(Source::Html(PAGE.into()), BUDGET).await?;
+    let words: Vec<&str> = summary.text.split_whitespace().collect();
+    assert_eq!(
+        words,
+        [
+            "true",
+            "false",
+            "true",
+            "2",
+            "1,234.5",
+            "[object",
+            "IDBFactory]",
+            "function",
+            "false",
+            "IDBKeyRange",
+            "true",
+            "1,000,000",
+            "true",
+            "true",
+            "true"
+        ],
+        "{:?} (console: {:?})",
+        summary.text,
+        summary.console
+    );
+    assert_eq!(tab.preludes_from_host(), 11);
     Ok(())
 }
 

@@ -4,8 +4,10 @@
 //! without the fleet's protocols around it. With `prepared`, the engine's
 //! work between calls (`prepare`, which a worker runs after each answer when
 //! a lane is idle) runs between loads, untimed, as between an agent's calls.
+//! With `fresh`, each load is a new tab's first (its instantiation timed
+//! too), which is the engine's part of a session create.
 //!
-//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared]`
+//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh]`
 
 use std::time::{Duration, Instant};
 
@@ -18,15 +20,15 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let target = args.get(1).map_or("page.html", String::as_str).to_owned();
     let count: usize = args.get(2).map_or(Ok(100), |n| n.parse())?.max(1);
-    let prepared = args.get(3).is_some_and(|a| a == "prepared");
-    let host = common::host(2)?;
+    let mode = args.get(3).map_or("", String::as_str);
+    let prepared = mode == "prepared";
+    let host = common::host(3)?;
     host.warm().await?;
-    let mut tab = host
-        .new_tab(Viewport {
-            width: 1280,
-            height: 720,
-        })
-        .await?;
+    let viewport = Viewport {
+        width: 1280,
+        height: 720,
+    };
+    let mut tab = host.new_tab(viewport).await?;
     let budget = Duration::from_secs(15);
     // The first load pays for what an instance does once (the preludes'
     // bytecode handed over, first allocations); it is left out.
@@ -38,6 +40,9 @@ async fn main() -> anyhow::Result<()> {
         }
         let source = common::source(&target)?;
         let t = Instant::now();
+        if mode == "fresh" {
+            tab = host.new_tab(viewport).await?;
+        }
         let summary = tab.load(source, budget).await?;
         times.push(t.elapsed());
         if let Some(e) = summary.load_error {
@@ -48,10 +53,10 @@ async fn main() -> anyhow::Result<()> {
     let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
     println!(
         "{count} loads of {target}{}: median {:.2} ms, p95 {:.2} ms, fastest {:.2} ms",
-        if prepared {
-            ", prepared between loads"
-        } else {
-            ""
+        match mode {
+            "prepared" => ", prepared between loads",
+            "fresh" => ", each in a new tab",
+            _ => "",
         },
         at(0.5).as_secs_f64() * 1e3,
         at(0.95).as_secs_f64() * 1e3,

@@ -9,9 +9,11 @@
 //! elements, events, timers, `location`, `console` and `localStorage` on them;
 //! `indexeddb/` adds IndexedDB on top of the prelude, `web/` the network
 //! and platform objects, `cssom.js` the style sheets read-only, `canvas.js` a 2D context without pixels, `input.js` what a user's input does, `intl.js`
-//! Intl and `regexp.js` RegExp's legacy statics. The preludes are
-//! compiled once per process (see `realm.rs`) and kept as bytecode; so are
-//! the page scripts the host keeps in its code cache (`code_cache.rs`).
+//! Intl and `regexp.js` RegExp's legacy statics. IndexedDB and Intl's
+//! objects are evaluated when a page first uses them (most pages never do).
+//! The preludes are compiled once per process (see `realm/preludes.rs`) and
+//! kept as bytecode; so are the page scripts the host keeps in its code
+//! cache (`code_cache.rs`).
 //!
 //! Time is bounded with QuickJS's interrupt handler: a script that runs past
 //! its budget gets an uncatchable exception, so `while (true) {}` costs the tab

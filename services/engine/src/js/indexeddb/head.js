@@ -1,5 +1,6 @@
-// IndexedDB, evaluated once per realm after the DOM prelude (js/dom/, see
-// js/mod.rs; it is the files of js/indexeddb/ joined in order). It
+// IndexedDB, evaluated in a realm when its page first uses it (see
+// indexeddb/stub.js; it is the other files of js/indexeddb/ joined in order,
+// js/realm/preludes.rs). It
 // receives the natives and the prelude's internals (events, the task queue)
 // and defines `indexedDB` and the IDB* interfaces on the global object.
 //

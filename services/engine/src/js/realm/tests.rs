@@ -75,3 +75,24 @@ fn a_reused_realm_is_put_back_as_it_was_made_for_each_document() {
         "Math.random repeated: {randoms:?}"
     );
 }
+
+/// Every global IndexedDB defines is behind its stub until a page uses
+/// one: reading `indexedDB` evaluates IndexedDB and adds no global the
+/// stub did not already show; Intl's objects come on first use too.
+#[test]
+fn indexeddb_adds_no_global_its_stub_did_not_show() {
+    let runtime = Runtime::new().expect("a runtime");
+    let realm = Realm::Own(new_env(runtime).expect("a realm"));
+    let names = "Object.getOwnPropertyNames(globalThis).sort().join()";
+    let before = eval(&realm, names);
+    assert!(before.contains("IDBKeyRange"), "{before}");
+    assert_eq!(
+        eval(&realm, "typeof indexedDB.open + typeof IDBKeyRange.only"),
+        "functionfunction"
+    );
+    assert_eq!(eval(&realm, names), before);
+    assert_eq!(
+        eval(&realm, "typeof Intl.Collator + (12345).toLocaleString()"),
+        "function12,345"
+    );
+}
