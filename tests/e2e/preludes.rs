@@ -1,5 +1,7 @@
-//! The engine's JavaScript preludes as the worker's host shares them: compiled
-//! once per process by an instance that loads no page, read by every tab.
+//! The engine's JavaScript preludes and realms as the worker's host sets them
+//! up: the preludes compiled once, in the pre-initialized engine every tab
+//! starts from; a realm made between calls and put back in a tab that
+//! navigates.
 
 use std::time::Duration;
 
@@ -7,15 +9,13 @@ use fleet_worker::host::{Source, Viewport};
 
 const BUDGET: Duration = Duration::from_secs(20);
 
-/// The engine's JavaScript preludes are compiled once per process, by an
-/// instance that loads no page, and every tab's first script reads them from
-/// the host instead of compiling ≈330 KB of source itself. Built-ins still
-/// look native to feature detection on the first page, and a tab asks for
-/// each prelude once, however many documents it loads: the nine every realm
-/// runs when its first script does, IndexedDB and Intl's objects only once a
-/// page uses them.
+/// Every tab is instantiated from the engine as it was after
+/// `page.initialize` (`host/preinit.rs`), every prelude's bytecode compiled,
+/// so no tab asks the host for a prelude or compiles one, IndexedDB's and
+/// Intl's included. Built-ins still look native to feature detection on the
+/// first page.
 #[tokio::test(flavor = "multi_thread")]
-async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result<()> {
+async fn every_tab_starts_with_the_preludes_compiled_into_the_engine() -> anyhow::Result<()> {
     let host = crate::harness::engine_host(4, &[])?;
     host.warm().await?;
     const PLAIN: &str = "<!doctype html><title>p</title><p id=out></p><script>\
@@ -25,17 +25,7 @@ async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result
     const PROBE: &str = "<!doctype html><title>p</title><p id=out></p><script>\
         out.textContent = [typeof indexedDB.open, typeof Intl.NumberFormat].join(' ')</script>";
     for _ in 0..2 {
-        let mut tab = host
-            .new_tab(Viewport {
-                width: 800,
-                height: 600,
-            })
-            .await?;
-        assert_eq!(
-            tab.preludes_from_host(),
-            0,
-            "a tab asks only when a script runs"
-        );
+        let mut tab = new_tab(&host).await?;
         for load in 0..2 {
             let summary = tab.load(Source::Html(PLAIN.into()), BUDGET).await?;
             assert!(
@@ -43,12 +33,6 @@ async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result
                 "load {load}: the preludes did not build the page's API: {:?} (console: {:?})",
                 summary.text,
                 summary.console
-            );
-            let asked = if load == 0 { 9 } else { 11 };
-            assert_eq!(
-                tab.preludes_from_host(),
-                asked,
-                "load {load}: the preludes a realm runs come from the host, once per tab"
             );
             let summary = tab.load(Source::Html(PROBE.into()), BUDGET).await?;
             assert!(
@@ -58,13 +42,69 @@ async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result
                 summary.console
             );
             assert_eq!(
-                tab.preludes_from_host(),
-                11,
-                "load {load}: IndexedDB and Intl's objects come from the host once they are used"
+                tab.preludes_asked(),
+                0,
+                "load {load}: the tab asked the host for preludes its engine should hold"
             );
         }
     }
     Ok(())
+}
+
+/// Tabs start from one pre-initialized image, yet nothing a page can read
+/// repeats between them: each new tab's first page draws its own
+/// `Math.random` and `crypto` values, and its clock starts with its
+/// document, not when the image was made.
+#[tokio::test(flavor = "multi_thread")]
+async fn tabs_from_one_image_draw_their_own_random_numbers_and_clock() -> anyhow::Result<()> {
+    let host = crate::harness::engine_host(4, &[])?;
+    host.warm().await?;
+    const PAGE: &str = "<!doctype html><p id=out></p><script>out.textContent = ['drawn', \
+        Math.random(), Math.random(), crypto.getRandomValues(new Uint32Array(2)).join('-'), \
+        crypto.randomUUID(), performance.timeOrigin].join(' ')</script>";
+    let mut seen: Vec<Vec<String>> = Vec::new();
+    for tab in 0..3 {
+        let opened = now_ms();
+        let summary = new_tab(&host)
+            .await?
+            .load(Source::Html(PAGE.into()), BUDGET)
+            .await?;
+        let written = summary
+            .text
+            .find("drawn")
+            .map_or("", |at| &summary.text[at..]);
+        let words: Vec<String> = written.split_whitespace().map(str::to_owned).collect();
+        assert_eq!(
+            words.len(),
+            6,
+            "tab {tab}: {:?} (console: {:?})",
+            summary.text,
+            summary.console
+        );
+        let origin: f64 = words[5].parse()?;
+        assert!(
+            origin >= opened as f64,
+            "tab {tab}: the clock started at {origin}, before the tab was opened at {opened}"
+        );
+        seen.push(words[1..5].to_vec());
+    }
+    for (i, one) in seen.iter().enumerate() {
+        for other in &seen[i + 1..] {
+            for (a, b) in one.iter().zip(other) {
+                assert_ne!(a, b, "two tabs drew the same value: {seen:?}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A new 800×600 tab of `host`.
+async fn new_tab(host: &fleet_worker::host::EngineHost) -> anyhow::Result<fleet_worker::host::Tab> {
+    host.new_tab(Viewport {
+        width: 800,
+        height: 600,
+    })
+    .await
 }
 
 /// IndexedDB and Intl's objects are evaluated when a page first uses them,
@@ -78,12 +118,7 @@ async fn every_tab_takes_the_preludes_the_host_compiled_once() -> anyhow::Result
 async fn indexeddb_and_intl_appear_on_first_use_as_if_always_there() -> anyhow::Result<()> {
     let host = crate::harness::engine_host(4, &[])?;
     host.warm().await?;
-    let mut tab = host
-        .new_tab(Viewport {
-            width: 800,
-            height: 600,
-        })
-        .await?;
+    let mut tab = new_tab(&host).await?;
     const PAGE: &str = "<!doctype html><title>p</title><p id=out></p><script>\
         function Mine() {} \
         const r = []; \
@@ -122,7 +157,7 @@ async fn indexeddb_and_intl_appear_on_first_use_as_if_always_there() -> anyhow::
         summary.text,
         summary.console
     );
-    assert_eq!(tab.preludes_from_host(), 11);
+    assert_eq!(tab.preludes_asked(), 0);
     Ok(())
 }
 
@@ -138,12 +173,7 @@ async fn a_realm_made_between_calls_is_fresh_and_its_clock_starts_with_its_docum
 -> anyhow::Result<()> {
     let host = crate::harness::engine_host(4, &[])?;
     host.warm().await?;
-    let mut tab = host
-        .new_tab(Viewport {
-            width: 800,
-            height: 600,
-        })
-        .await?;
+    let mut tab = new_tab(&host).await?;
     const FIRST: &str = "<!doctype html><p id=out></p><script>window.leak = 1; \
         out.textContent = 'first ' + typeof window.leak</script>";
     const NEXT: &str = "<!doctype html><form id=f><select id=s><option>a<option selected>b\
@@ -209,12 +239,7 @@ async fn a_tab_that_navigates_gets_a_realm_as_new_as_a_made_one_for_every_docume
         typeof Element.prototype.marker, typeof [].extra, window.framed, Math.random()].join(' '); \
         window.leak = 1; Element.prototype.marker = 1; Array.prototype.extra = 1; });</script>";
     for prepared in [true, false] {
-        let mut tab = host
-            .new_tab(Viewport {
-                width: 800,
-                height: 600,
-            })
-            .await?;
+        let mut tab = new_tab(&host).await?;
         let mut randoms = Vec::new();
         for document in 0..8 {
             let summary = tab.load(Source::Html(PAGE.into()), BUDGET).await?;

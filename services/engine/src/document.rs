@@ -28,6 +28,16 @@ thread_local! {
         UserAgentStylesheet::parse(include_str!("css/mathml.css"));
 }
 
+/// Parse the user-agent style sheets and build the font context now rather
+/// than on the instance's first document (each is made once per instance):
+/// `initialize` calls this so they are in the snapshot every tab starts from.
+pub(crate) fn warm() {
+    drop(UserAgentStylesheet::default_sheet());
+    FORMS_SHEET.with(|_| ());
+    MATHML_SHEET.with(|_| ());
+    drop(fonts::font_context());
+}
+
 /// The viewport a document lays out for: `width`×`height` CSS pixels at
 /// scale 1, light color scheme.
 pub(crate) fn viewport(width: u32, height: u32) -> Viewport {

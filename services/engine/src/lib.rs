@@ -127,6 +127,11 @@ impl Guest for Engine {
         js::prepare()
     }
 
+    fn initialize() -> Result<(), String> {
+        document::warm();
+        js::compile_all()
+    }
+
     fn compile_preludes() -> Result<Vec<(String, Vec<u8>)>, String> {
         js::compile_preludes()
     }

@@ -76,7 +76,8 @@ pub struct WorkerConfig {
     )]
     pub checkpoint_backlog_mb: usize,
 
-    /// Directory for the compiled engine (compiled once per machine and version).
+    /// Directory for the compiled engine (pre-initialized and compiled once per
+    /// machine and version).
     #[arg(long = "engine-cache-dir", env = "FLEET_ENGINE_CACHE_DIR")]
     pub engine_cache_dir: Option<PathBuf>,
 

@@ -10,26 +10,26 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use tokio::sync::OnceCell;
-use wasmtime::component::{HasSelf, Linker, ResourceTable};
-use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits,
-    StoreLimitsBuilder, UpdateDeadline,
-};
-use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 
 use crate::admission::Lane;
-use crate::net::{CookieStore, Fetcher};
+use crate::net::Fetcher;
 
 mod cache;
 mod code_cache;
 mod command;
 mod network;
+mod preinit;
 mod ready;
+mod store;
 
 use cache::load_component;
 pub use code_cache::{CodeCache, CodeCacheStats};
 pub use command::run_command;
 pub use network::PendingDownload;
+pub use store::TabState;
+use store::{new_store, tab_state};
 
 #[allow(missing_docs, clippy::all)]
 mod bindings {
@@ -53,6 +53,10 @@ static ENGINE_WASM: &[u8] = include_bytes!(env!("FLEET_ENGINE_WASM"));
 
 /// How often the epoch ticks; deadlines are checked at this granularity.
 const TICK: Duration = Duration::from_millis(10);
+
+/// Largest pre-initialized memory every tab maps copy-on-write instead of
+/// having it copied in at instantiation (`preinit.rs`).
+const PREINIT_IMAGE_MAX: u64 = 256 << 20;
 
 /// Time the engine's work between calls may take: a realm's preludes run in
 /// ≈10 ms, freeing a big page's realm in tens.
@@ -89,53 +93,6 @@ pub enum TabError {
 /// process's component compiled it (`page.compile-preludes`).
 type Preludes = Arc<HashMap<String, Box<[u8]>>>;
 
-/// Per-store state: WASI, limits, the fetcher, the current deadline and the
-/// preludes' bytecode.
-pub struct TabState {
-    wasi: WasiCtx,
-    table: ResourceTable,
-    limits: StoreLimits,
-    fetcher: Fetcher,
-    cookies: CookieStore,
-    deadline: Instant,
-    preludes: Preludes,
-    /// How many preludes this tab's engine took from `preludes` (it asks for
-    /// each once, on its first script).
-    preludes_served: u32,
-    /// The requests the tab's pages made, newest last.
-    network: crate::network_log::NetworkLog,
-    /// Whether downloads are kept (the fleet has an object store).
-    keep_downloads: bool,
-    /// Downloads the current call's pages made, for the worker to store.
-    downloads: Vec<PendingDownload>,
-    /// The turn at the engine the current action holds, set aside while the
-    /// page waits on the network.
-    lane: Option<Lane>,
-    /// The worker's page scripts' bytecode, and the tenant whose part of it
-    /// this tab reads (`code_cache.rs`).
-    code: Arc<CodeCache>,
-    tenant: String,
-}
-
-impl WasiView for TabState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
-}
-
-/// A tab's first script used to compile the ≈330 KB of prelude source
-/// itself (≈50 ms of a new session); now each tab copies the bytecode in.
-impl bindings::fleet::engine::preludes::Host for TabState {
-    async fn bytecode(&mut self, name: String) -> Option<Vec<u8>> {
-        let code = self.preludes.get(&name).map(|code| code.to_vec());
-        self.preludes_served += u32::from(code.is_some());
-        code
-    }
-}
-
 /// The process-wide engine.
 #[derive(Clone)]
 pub struct EngineHost {
@@ -146,6 +103,9 @@ pub struct EngineHost {
     /// Compiled on first use (or by [`EngineHost::warm`]) by an instance that
     /// loads no page, so no page's script has a hand in what tabs run.
     preludes: Arc<OnceCell<Preludes>>,
+    /// Whether tabs start from the pre-initialized engine (`preinit.rs`),
+    /// which holds the preludes' bytecode.
+    preinitialized: bool,
     /// The tab kept ready for the next session (`ready.rs`).
     ready: Arc<ready::Ready>,
     /// Page scripts' bytecode (`code_cache.rs`).
@@ -176,17 +136,25 @@ impl EngineHost {
             .async_stack_size(17 << 20)
             .epoch_interruption(true)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
-            .memory_init_cow(true);
+            .memory_init_cow(true)
+            // The pre-initialized engine's memory (`preinit.rs`) is tens of
+            // MiB with gaps: always map it copy-on-write, never copy it in.
+            .memory_guaranteed_dense_image_size(PREINIT_IMAGE_MAX);
         if config.perf_map {
             wc.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
         let engine = Engine::new(&wc).map_err(anyhow::Error::from)?;
 
-        let component = load_component(&engine, &config.cache_dir)?;
         let mut linker: Linker<TabState> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
         bindings::Engine::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
             .map_err(anyhow::Error::from)?;
+        let code = Arc::<CodeCache>::default();
+        let (component, preinitialized) = load_component(&engine, &config.cache_dir, || {
+            preinit::initialized(&engine, &linker, |preludes| {
+                tab_state(&config, &fetcher, &code, preludes)
+            })
+        })?;
         let pre = bindings::EnginePre::new(
             linker
                 .instantiate_pre(&component)
@@ -213,8 +181,9 @@ impl EngineHost {
             config: Arc::new(config),
             fetcher,
             preludes: Arc::new(OnceCell::new()),
+            preinitialized,
             ready: Arc::default(),
-            code: Arc::default(),
+            code,
         })
     }
 
@@ -226,31 +195,17 @@ impl EngineHost {
     }
 
     /// The preludes' bytecode, compiled once per process by an instance of
-    /// its own that loads no page.
+    /// its own that loads no page; none when every tab's engine holds it
+    /// already (the pre-initialized engine, `preinit.rs`).
     async fn preludes(&self) -> anyhow::Result<Preludes> {
+        if self.preinitialized {
+            return Ok(Preludes::default());
+        }
         let compiled = self
             .preludes
             .get_or_try_init(|| async {
-                let started = Instant::now();
                 let (mut store, instance) = self.instantiate(Preludes::default()).await?;
-                store.data_mut().deadline = Instant::now() + Duration::from_secs(30);
-                let compiled = instance
-                    .fleet_engine_page()
-                    .call_compile_preludes(&mut store)
-                    .await
-                    .map_err(anyhow::Error::from)?
-                    .map_err(|e| anyhow::anyhow!("the engine's preludes do not compile: {e}"))?;
-                tracing::info!(
-                    ms = started.elapsed().as_millis() as u64,
-                    bytes = compiled.iter().map(|(_, code)| code.len()).sum::<usize>(),
-                    "compiled the JavaScript preludes"
-                );
-                anyhow::Ok(Arc::new(
-                    compiled
-                        .into_iter()
-                        .map(|(name, code)| (name, code.into_boxed_slice()))
-                        .collect::<HashMap<_, _>>(),
-                ))
+                compile_preludes(&mut store, &instance).await
             })
             .await?;
         Ok(compiled.clone())
@@ -276,48 +231,13 @@ impl EngineHost {
         Ok(tab)
     }
 
-    /// A new instance of the engine in a store of its own, with the session's
-    /// memory cap and a deadline checked on every epoch tick.
+    /// A new instance of the engine in a store of its own.
     async fn instantiate(
         &self,
         preludes: Preludes,
     ) -> anyhow::Result<(Store<TabState>, bindings::Engine)> {
-        let state = TabState {
-            // No preopens, no sockets, no inherited stdio: the guest reaches the
-            // outside only through `network.fetch`.
-            wasi: WasiCtxBuilder::new().build(),
-            table: ResourceTable::new(),
-            limits: StoreLimitsBuilder::new()
-                .memory_size(self.config.memory_cap)
-                .instances(32)
-                .tables(32)
-                .memories(4)
-                .trap_on_grow_failure(true)
-                .build(),
-            fetcher: self.fetcher.clone(),
-            cookies: CookieStore::default(),
-            network: crate::network_log::NetworkLog::default(),
-            keep_downloads: self.config.keep_downloads,
-            downloads: Vec::new(),
-            deadline: Instant::now() + Duration::from_secs(30),
-            preludes,
-            preludes_served: 0,
-            lane: None,
-            code: self.code.clone(),
-            tenant: String::new(),
-        };
-        let mut store = Store::new(&self.engine, state);
-        store.limiter(|s| &mut s.limits);
-        store.epoch_deadline_callback(|ctx| {
-            if Instant::now() >= ctx.data().deadline {
-                Err(wasmtime::Error::msg("deadline"))
-            } else {
-                // Yield to tokio on every tick so one busy page never starves the
-                // other sessions on this thread.
-                Ok(UpdateDeadline::Yield(1))
-            }
-        });
-        store.set_epoch_deadline(1);
+        let state = tab_state(&self.config, &self.fetcher, &self.code, preludes);
+        let mut store = new_store(&self.engine, state);
         let instance = self
             .pre
             .instantiate_async(&mut store)
@@ -325,6 +245,33 @@ impl EngineHost {
             .map_err(anyhow::Error::from)?;
         Ok((store, instance))
     }
+}
+
+/// Ask `instance`, which loads no page, for the JavaScript preludes'
+/// bytecode.
+async fn compile_preludes(
+    store: &mut Store<TabState>,
+    instance: &bindings::Engine,
+) -> anyhow::Result<Preludes> {
+    let started = Instant::now();
+    store.data_mut().deadline = Instant::now() + Duration::from_secs(30);
+    let compiled = instance
+        .fleet_engine_page()
+        .call_compile_preludes(&mut *store)
+        .await
+        .map_err(anyhow::Error::from)?
+        .map_err(|e| anyhow::anyhow!("the engine's preludes do not compile: {e}"))?;
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        bytes = compiled.iter().map(|(_, code)| code.len()).sum::<usize>(),
+        "compiled the JavaScript preludes"
+    );
+    Ok(Arc::new(
+        compiled
+            .into_iter()
+            .map(|(name, code)| (name, code.into_boxed_slice()))
+            .collect::<HashMap<_, _>>(),
+    ))
 }
 
 /// One session's engine instance.
@@ -362,10 +309,10 @@ macro_rules! guest_call {
 }
 
 impl Tab {
-    /// How many of the JavaScript preludes this tab's engine took compiled
-    /// from the host rather than compiling them itself.
-    pub fn preludes_from_host(&self) -> u32 {
-        self.store.data().preludes_served
+    /// How many JavaScript preludes this tab's engine asked the host for: none
+    /// when it starts from the pre-initialized engine, which holds them all.
+    pub fn preludes_asked(&self) -> u32 {
+        self.store.data().preludes_asked
     }
 
     /// Runs the tab's engine work in `lane` until [`Tab::leave_lane`]; the
@@ -588,7 +535,7 @@ impl Tab {
     }
 
     /// The host-side cookie jar, for the cookie tools.
-    pub fn cookies_mut(&mut self) -> &mut CookieStore {
+    pub fn cookies_mut(&mut self) -> &mut crate::net::CookieStore {
         &mut self.store.data_mut().cookies
     }
 

@@ -13,8 +13,8 @@ use super::{deadline_passed, describe, heap, modules};
 
 mod preludes;
 
-pub(crate) use preludes::compile_preludes;
 pub(super) use preludes::{build, in_compile_realm};
+pub(crate) use preludes::{compile_all, compile_preludes};
 
 /// Heap limit of one realm.
 const MEMORY_LIMIT: usize = 256 * 1024 * 1024;

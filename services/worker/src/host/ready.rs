@@ -2,8 +2,9 @@
 //! viewport set, so neither is on a create's or a restore's path. One at a
 //! time; each one taken is replaced in the background. It holds one engine
 //! instance of memory, whatever the number of sessions. Its first realm is not
-//! made ahead: made in a tab with no document yet, it left each session
-//! ≈10 MiB larger (measured with `--example memory -- URL N ready`).
+//! made ahead, neither here nor in the pre-initialized engine (`preinit.rs`):
+//! made before its document, it left each session ≈10 MiB larger (measured
+//! with `--example memory -- URL N ready`; docs/decisions/0006).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};

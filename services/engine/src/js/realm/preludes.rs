@@ -1,6 +1,7 @@
 //! The preludes: the JavaScript that builds the Web API in a realm, their
 //! order, the ones a page's first use evaluates, and their bytecode,
-//! compiled once per process and read by every realm.
+//! compiled once per process (into the pre-initialized engine every tab
+//! starts from) and read by every realm.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -198,8 +199,11 @@ fn on_first_use<'js>(ctx: Ctx<'js>, name: String) -> rquickjs::Result<Function<'
 /// Each prelude is compiled once per process, as a module whose default
 /// export is that function, and kept as bytecode without source text or line
 /// tables: the host asks an instance that loads no page to compile them all
-/// (`compile-preludes`) and hands the bytecode to every tab
-/// (`preludes.bytecode`); a tab whose host has none compiles them itself.
+/// (`compile-preludes`) and hands the bytecode to the instance it
+/// pre-initializes (`initialize`, [`compile_all`]), whose memory every tab
+/// starts from; a tab of an engine that was not pre-initialized asks the
+/// host (`preludes.bytecode`), and compiles a prelude itself if the host has
+/// none.
 /// Every realm (every navigation makes one) reads the bytecode instead of
 /// parsing the ≈330 KB of prelude source again, the first realm too: a
 /// function without source prints as `[native code]`, which is what feature
@@ -208,15 +212,13 @@ fn load<'js>(ctx: &Ctx<'js>, (name, source): Prelude) -> Result<Function<'js>, S
     let failed = |e: CaughtError<'_>| format!("the DOM prelude ({name}) failed: {}", describe(&e));
     let bytecode = match PRELUDE_CODE.with(|code| code.borrow().get(name).copied()) {
         Some(bytecode) => bytecode,
-        None => {
-            let bytecode = match preludes::bytecode(name) {
+        None => keep(
+            name,
+            match preludes::bytecode(name) {
                 Some(bytecode) => bytecode,
                 None => compile(ctx, name, source)?,
-            };
-            let bytecode: &'static [u8] = Box::leak(bytecode.into_boxed_slice());
-            PRELUDE_CODE.with(|code| code.borrow_mut().insert(name, bytecode));
-            bytecode
-        }
+            },
+        ),
     };
     #[allow(unsafe_code)]
     // SAFETY: `Module::load` trusts its bytes to be valid QuickJS bytecode and,
@@ -272,6 +274,46 @@ pub(crate) fn compile_preludes() -> Result<Vec<(String, Vec<u8>)>, String> {
             .map(|&(name, source)| Ok((name.to_owned(), compile(&ctx, name, source)?)))
             .collect()
     })
+}
+
+/// Keep `bytecode` as this instance's bytecode of the prelude `name`, for
+/// as long as the instance lives.
+fn keep(name: &'static str, bytecode: Vec<u8>) -> &'static [u8] {
+    let bytecode: &'static [u8] = Box::leak(bytecode.into_boxed_slice());
+    PRELUDE_CODE.with(|code| code.borrow_mut().insert(name, bytecode));
+    bytecode
+}
+
+/// Take every prelude's bytecode this instance does not have yet into its
+/// own cache: from the host, or compiled in a realm that runs nothing. Part
+/// of `initialize`, so the bytecode is in the snapshot every tab starts from
+/// and no tab asks the host for it or compiles it.
+pub(crate) fn compile_all() -> Result<(), String> {
+    let mut missing = Vec::new();
+    for (name, source) in PRELUDES {
+        if PRELUDE_CODE.with(|code| code.borrow().contains_key(name)) {
+            continue;
+        }
+        match preludes::bytecode(name) {
+            Some(bytecode) => {
+                keep(name, bytecode);
+            }
+            None => missing.push((name, source)),
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let compiled = in_compile_realm(|ctx| {
+        missing
+            .iter()
+            .map(|&(name, source)| Ok((name, compile(&ctx, name, source)?)))
+            .collect::<Result<Vec<_>, String>>()
+    })?;
+    for (name, bytecode) in compiled {
+        keep(name, bytecode);
+    }
+    Ok(())
 }
 
 /// Runs `f` in a realm that only compiles: a runtime of its own, with a page
