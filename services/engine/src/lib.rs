@@ -129,7 +129,8 @@ impl Guest for Engine {
 
     fn initialize() -> Result<(), String> {
         document::warm();
-        js::compile_all()
+        js::compile_all()?;
+        js::make_ahead()
     }
 
     fn compile_preludes() -> Result<Vec<(String, Vec<u8>)>, String> {

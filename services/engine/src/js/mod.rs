@@ -43,7 +43,7 @@ pub(crate) use code_cache::compile_script;
 pub(crate) use console::{console, take_console, with_console};
 pub(crate) use frames::evaluate as frame_evaluate;
 pub(crate) use natives::from_id;
-pub(crate) use realm::{compile_all, compile_preludes, prepare};
+pub(crate) use realm::{compile_all, compile_preludes, make_ahead, prepare};
 pub(crate) use scripts::run_page_scripts;
 
 use std::cell::Cell;

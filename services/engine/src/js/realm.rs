@@ -1,7 +1,8 @@
 //! The realm of the current document: a QuickJS runtime with the engine's
 //! limits, the natives, and the preludes evaluated in order; the reusable
-//! realm a tab that navigates keeps for its later documents, put back as it
-//! was made for each (its heap: `heap.rs`). The preludes a realm runs, and
+//! realm a tab keeps for its documents, put back as it was made for each
+//! (its heap: `heap.rs`), made before any page in the pre-initialized engine
+//! (`make_ahead`) or once a tab navigates. The preludes a realm runs, and
 //! their bytecode, are `realm/preludes.rs`.
 //! Why QuickJS: docs/decisions/0001-quickjs.md.
 
@@ -94,8 +95,8 @@ thread_local! {
     /// frees it between calls. At most one: a navigation that finds one
     /// here (the host did not call `prepare`) frees it then.
     static RETIRED: RefCell<Option<Realm>> = const { RefCell::new(None) };
-    /// The reusable realm, once made (by [`prepare`], or by the navigation
-    /// of a tab never prepared).
+    /// The reusable realm, once made (by [`make_ahead`] in the pre-initialized
+    /// engine, by [`prepare`], or by the navigation of a tab never prepared).
     static REUSABLE: RefCell<Option<Reusable>> = const { RefCell::new(None) };
     /// Documents of this tab that had a realm.
     static REALMS: Cell<u32> = const { Cell::new(0) };
@@ -135,10 +136,11 @@ pub(super) fn drop_realm() {
 
 /// Export `prepare`: free the retired realm and put the reusable realm back
 /// if a document used it; or, once the tab has gone from one page that ran
-/// scripts to another and shows one now, make the reusable realm: a tab
-/// that navigates is likely to again, and one that stays on its first page
-/// never pays the realm and its save (≈4 MiB). [`build`] reads no document,
-/// so the realm serves whatever document comes next.
+/// scripts to another and shows one now, make the reusable realm (in an
+/// engine that was not pre-initialized, whose tabs do not have it from the
+/// start): a tab that navigates is likely to again, and one that stays on
+/// its first page never pays the realm and its save (≈4 MiB). [`build`]
+/// reads no document, so the realm serves whatever document comes next.
 pub(crate) fn prepare() -> Result<(), String> {
     let retired = RETIRED.with(|retired| retired.borrow_mut().take());
     drop(retired);
@@ -153,6 +155,19 @@ pub(crate) fn prepare() -> Result<(), String> {
             if navigates { make_reusable() } else { Ok(()) }
         }
     }
+}
+
+/// Make the reusable realm before the tab has a document: part of
+/// `initialize`, so every tab of the pre-initialized engine starts with it
+/// made and saved, in memory the tabs share until one writes to it, and its
+/// first document takes it instead of making a realm. [`build`] reads no
+/// document, so nothing of a page is in it; each document that takes it
+/// starts its clock and its `Math.random` batch (`begin`).
+pub(crate) fn make_ahead() -> Result<(), String> {
+    if REUSABLE.with(|reusable| reusable.borrow().is_some()) {
+        return Ok(());
+    }
+    make_reusable()
 }
 
 /// Make the reusable realm in its own heap and save the heap.

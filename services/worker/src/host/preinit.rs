@@ -1,15 +1,15 @@
 //! The engine every tab is instantiated from, pre-initialized: the component
 //! after `page.initialize` ran in an instance that loads no page, its memory
 //! snapshotted into the component's data by Wizer. A new tab then starts with
-//! the user-agent style sheets parsed, the bundled fonts loaded and every
-//! JavaScript prelude compiled, in memory wasmtime maps copy-on-write: shared
-//! by every tab of the process until one writes to it. Done once per engine
-//! build and machine, with the compiled result (`cache.rs`).
+//! the user-agent style sheets parsed, the bundled fonts loaded, every
+//! JavaScript prelude compiled and its first realm made, in memory wasmtime
+//! maps copy-on-write: shared by every tab of the process until one writes to
+//! it. Done once per engine build and machine, with the compiled result
+//! (`cache.rs`).
 //!
-//! The snapshot holds nothing of a page and no realm: each document's realm
-//! is made in its tab, with its own clock and random numbers
-//! (docs/decisions/0006-pre-initialized-engine.md says why the realm is not
-//! in the snapshot).
+//! The snapshot holds nothing of a page: each document that takes the realm
+//! starts its clock and its random numbers then
+//! (docs/decisions/0006-pre-initialized-engine.md).
 
 use std::time::Instant;
 

@@ -1,10 +1,9 @@
 //! The tab a worker keeps ready for its next session: instantiated and its
 //! viewport set, so neither is on a create's or a restore's path. One at a
 //! time; each one taken is replaced in the background. It holds one engine
-//! instance of memory, whatever the number of sessions. Its first realm is not
-//! made ahead, neither here nor in the pre-initialized engine (`preinit.rs`):
-//! made before its document, it left each session ≈10 MiB larger (measured
-//! with `--example memory -- URL N ready`; docs/decisions/0006).
+//! instance of memory, whatever the number of sessions. Its first realm is
+//! made already: every tab starts from the pre-initialized engine
+//! (`preinit.rs`).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
