@@ -314,3 +314,73 @@ async fn a_takeover_on_postgres_refuses_later_saves_from_older_owners() {
         Err(StoreError::NotFound)
     ));
 }
+
+/// Parts named and filled as given.
+fn named(list: &[(&str, u8, usize)]) -> Vec<(String, Vec<u8>)> {
+    list.iter()
+        .map(|(name, byte, len)| ((*name).to_owned(), vec![*byte; *len]))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn checkpoints_again_at_one_epoch_store_exactly_the_new_parts_and_stay_fenced() {
+    let (db, store, id) = postgres_store().await;
+    store
+        .save_checkpoint(&id, 3, &refs(&parts_of(3)), "u", "t", 60_000)
+        .await
+        .unwrap();
+    // The same owner again: one part unchanged, one shrunk from three chunks
+    // to one, one dropped, one new.
+    let second = named(&[("cookies", 3, 10), ("engine", 7, 10), ("page", 7, 5)]);
+    let cost = store
+        .save_checkpoint(&id, 3, &refs(&second), "u2", "t2", 60_000)
+        .await
+        .unwrap();
+    assert_eq!((cost.parts_written, cost.parts_unchanged), (2, 1));
+    let stored = store.load_checkpoint(&id).await.unwrap().unwrap();
+    assert_eq!((stored.epoch, stored.parts), (3, second.clone()));
+    let row = store.session(&id).await.unwrap().unwrap();
+    assert_eq!((row.url.as_str(), row.title.as_str()), ("u2", "t2"));
+
+    // Another process's store takes the session at a newer epoch.
+    let newer = SqlStore::connect(&db.url).await.unwrap();
+    newer
+        .save_checkpoint(&id, 4, &refs(&parts_of(4)), "u4", "t4", 60_000)
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let late = store
+            .save_checkpoint(&id, 3, &refs(&second), "u3", "t3", 60_000)
+            .await;
+        assert!(
+            matches!(
+                late,
+                Err(StoreError::StaleEpoch {
+                    given: 3,
+                    current: 4
+                })
+            ),
+            "an owner that wrote last at its epoch saved over a newer one: {late:?}"
+        );
+    }
+    let stored = store.load_checkpoint(&id).await.unwrap().unwrap();
+    assert_eq!((stored.epoch, stored.parts), (4, parts_of(4)));
+
+    // The newer owner again: a part grows to five chunks, then to more than
+    // one statement carries.
+    for chunks in [5, 20] {
+        let grown = named(&[
+            ("cookies", 4, 10),
+            ("engine", 9, 256 * 1024 * chunks - 1),
+            ("fonts", 4, 3),
+        ]);
+        newer
+            .save_checkpoint(&id, 4, &refs(&grown), "u4", "t4", 60_000)
+            .await
+            .unwrap();
+        let stored = newer.load_checkpoint(&id).await.unwrap().unwrap();
+        assert_eq!((stored.epoch, stored.parts), (4, grown), "{chunks} chunks");
+    }
+    let row = store.session(&id).await.unwrap().unwrap();
+    assert_eq!((row.url.as_str(), row.title.as_str()), ("u4", "t4"));
+}

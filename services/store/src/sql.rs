@@ -3,10 +3,14 @@
 //! queries serves Postgres and SQLite through sqlx's `Any` driver; the schemas differ
 //! only in the blob type (`migrations/` and `migrations/sqlite/`).
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyConnection, AnyPool, Row};
+use sqlx::{AnyConnection, AnyPool, Connection as _, Row};
 
+use crate::last_write::LastWrites;
+use crate::part_writes;
 use crate::{
     CheckpointWrite, NewKey, Part, SessionRow, SessionStatus, SessionStore, StoreError,
     StoredCheckpoint, Tenant, TenantLimits, now_millis,
@@ -14,7 +18,10 @@ use crate::{
 
 /// Part bytes are stored in rows of at most this size, so one huge part never
 /// needs one huge value in the database.
-const CHUNK_BYTES: usize = 256 * 1024;
+pub(crate) const CHUNK_BYTES: usize = 256 * 1024;
+
+/// A pooled connection idle at least this long is pinged before it is used.
+const PING_IF_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Backend {
@@ -27,6 +34,9 @@ pub(crate) enum Backend {
 pub struct SqlStore {
     pub(crate) pool: AnyPool,
     pub(crate) backend: Backend,
+    /// What this store last wrote for each session (Postgres only): the next
+    /// checkpoint at the same epoch goes in one statement.
+    last_writes: Arc<LastWrites>,
 }
 
 fn to_u32(v: i64) -> u32 {
@@ -66,9 +76,26 @@ impl SqlStore {
             // refused connection until this passes (then the outage guard
             // answers every call at once).
             .acquire_timeout(crate::guard::SQL_ACQUIRE_TIMEOUT)
+            // sqlx pings every connection it hands out, one more round trip
+            // per query or transaction; a connection in steady use has just
+            // proven itself, so only one idle for a while is pinged (a
+            // database restarted since is found here, not by the caller).
+            .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= PING_IF_IDLE {
+                        conn.ping().await?;
+                    }
+                    Ok(true)
+                })
+            })
             .connect(&url)
             .await?;
-        Ok(Self { pool, backend })
+        Ok(Self {
+            pool,
+            backend,
+            last_writes: Arc::default(),
+        })
     }
 
     /// Applies pending migrations (forward only).
@@ -159,7 +186,22 @@ impl SessionStore for SqlStore {
         .bind(SessionStatus::Active.as_str())
         .execute(&self.pool)
         .await?;
-        self.session(id).await?.ok_or(StoreError::NotFound)
+        // The row is exactly what was inserted: reading it back would cost
+        // every create another round trip.
+        Ok(SessionRow {
+            id: id.to_owned(),
+            tenant_id: tenant_id.to_owned(),
+            status: SessionStatus::Active,
+            width,
+            height,
+            epoch: 0,
+            url: String::new(),
+            title: String::new(),
+            created_at: now,
+            updated_at: now,
+            expires_at: now.saturating_add(ttl_ms),
+            failure: String::new(),
+        })
     }
 
     async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
@@ -182,6 +224,18 @@ impl SessionStore for SqlStore {
         title: &str,
         ttl_ms: i64,
     ) -> Result<CheckpointWrite, StoreError> {
+        // Taken out now: a write that fails or may not have committed leaves
+        // the next one to re-read what is stored.
+        let last = self.last_writes.take(id);
+        if self.backend == Backend::Postgres
+            && let Some(last) = last
+            && let Some(cost) = self
+                .save_over_last_write(id, epoch, &last, parts, url, title, ttl_ms)
+                .await?
+        {
+            self.last_writes.record(id, epoch, parts);
+            return Ok(cost);
+        }
         let now = now_millis();
         let mut tx = self.pool.begin().await?;
         // The conditional update is the fence: it takes the row lock in Postgres, so
@@ -222,62 +276,32 @@ impl SessionStore for SqlStore {
                 .map(|row| Ok((row.try_get("part")?, row.try_get("hash")?)))
                 .collect::<Result<_, StoreError>>()?;
         let mut cost = CheckpointWrite::default();
-        for Part { name, data, hash } in parts {
-            match stored.remove(name) {
-                Some(previous) if previous == *hash => {
+        let mut changed: Vec<&Part<'_>> = Vec::new();
+        // Old chunks to delete: of parts replaced, and of parts dropped.
+        let mut replaced: Vec<&str> = Vec::new();
+        for part in parts {
+            match stored.remove(&part.name) {
+                Some(previous) if previous == part.hash => {
                     cost.parts_unchanged += 1;
                     continue;
                 }
-                Some(_) => {
-                    sqlx::query(
-                        "DELETE FROM session_part_chunks WHERE session_id = $1 AND part = $2",
-                    )
-                    .bind(id)
-                    .bind(name.as_str())
-                    .execute(&mut *tx)
-                    .await?;
-                }
+                Some(_) => replaced.push(&part.name),
                 None => {}
             }
-            sqlx::query(
-                "INSERT INTO session_parts (session_id, part, hash, size, epoch) VALUES ($1, $2, $3, $4, $5) \
-                 ON CONFLICT (session_id, part) DO UPDATE SET hash = excluded.hash, size = excluded.size, epoch = excluded.epoch",
-            )
-            .bind(id)
-            .bind(name.as_str())
-            .bind(hash.as_str())
-            .bind(i64::try_from(data.len()).unwrap_or(i64::MAX))
-            .bind(to_i64(epoch))
-            .execute(&mut *tx)
-            .await?;
-            for (i, chunk) in data.chunks(CHUNK_BYTES).enumerate() {
-                sqlx::query(
-                    "INSERT INTO session_part_chunks (session_id, part, chunk, data) VALUES ($1, $2, $3, $4)",
-                )
-                .bind(id)
-                .bind(name.as_str())
-                .bind(i64::try_from(i).unwrap_or(i64::MAX))
-                .bind(chunk.to_vec())
-                .execute(&mut *tx)
-                .await?;
-            }
+            changed.push(part);
             cost.parts_written += 1;
-            cost.bytes_written += u64::try_from(data.len()).unwrap_or(u64::MAX);
+            cost.bytes_written += u64::try_from(part.data.len()).unwrap_or(u64::MAX);
         }
         // What is left was stored before and is not part of this checkpoint.
-        for name in stored.keys() {
-            sqlx::query("DELETE FROM session_part_chunks WHERE session_id = $1 AND part = $2")
-                .bind(id)
-                .bind(name)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM session_parts WHERE session_id = $1 AND part = $2")
-                .bind(id)
-                .bind(name)
-                .execute(&mut *tx)
-                .await?;
-        }
+        let dropped: Vec<&str> = stored.keys().map(String::as_str).collect();
+        replaced.extend(&dropped);
+        part_writes::delete_chunks(&mut tx, id, &replaced).await?;
+        part_writes::delete_parts(&mut tx, id, &dropped).await?;
+        part_writes::write_parts(&mut tx, id, epoch, &changed).await?;
         tx.commit().await?;
+        if self.backend == Backend::Postgres {
+            self.last_writes.record(id, epoch, parts);
+        }
         Ok(cost)
     }
 
@@ -434,9 +458,15 @@ pub(crate) mod tests {
         let s = sqlite().await;
         let a = s.ensure_tenant("a").await.unwrap();
         let b = s.ensure_tenant("b").await.unwrap();
-        s.create_session("a1", &a.id, 800, 600, 60_000)
+        let created = s
+            .create_session("a1", &a.id, 1024, 600, 60_000)
             .await
             .unwrap();
+        assert_eq!(
+            s.session("a1").await.unwrap(),
+            Some(created),
+            "create answered a row other than the one it stored"
+        );
         s.create_session("a2", &a.id, 800, 600, -1).await.unwrap();
         s.create_session("b1", &b.id, 800, 600, 60_000)
             .await
