@@ -142,15 +142,8 @@ fn placeholders(rows: usize, columns: usize, first: usize) -> String {
 mod tests {
     use super::{CHUNKS_PER_STATEMENT, PARTS_PER_STATEMENT, placeholders};
     use crate::sql::CHUNK_BYTES;
-    use crate::sql::tests::sqlite;
-    use crate::{CheckpointWrite, Part, SessionStore as _};
-
-    fn refs(parts: &[(String, Vec<u8>)]) -> Vec<Part<'_>> {
-        parts
-            .iter()
-            .map(|(name, data)| Part::new(name.clone(), data))
-            .collect()
-    }
+    use crate::sql::tests::{refs, sqlite};
+    use crate::{CheckpointWrite, SessionStore as _};
 
     #[tokio::test]
     async fn a_checkpoint_larger_than_one_statement_round_trips_and_replaces_in_batches() {

@@ -503,7 +503,7 @@ pub(crate) mod tests {
             .collect()
     }
 
-    fn refs(parts: &[(String, Vec<u8>)]) -> Vec<Part<'_>> {
+    pub(crate) fn refs(parts: &[(String, Vec<u8>)]) -> Vec<Part<'_>> {
         parts
             .iter()
             .map(|(name, data)| Part::new(name.clone(), data))
