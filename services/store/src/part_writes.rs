@@ -1,4 +1,6 @@
-//! Writing a checkpoint's changed parts in a fixed number of statements, so a
+//! A checkpoint's general write, inside the fenced transaction: which parts
+//! changed (against the stored hashes), and writing them in a fixed number of
+//! statements, so a
 //! checkpoint costs the same few round trips to the database whether one part
 //! changed or seven: the old chunks of every replaced or dropped part go in one
 //! DELETE, the part rows in one multi-row upsert, their chunks in multi-row
@@ -12,10 +14,12 @@
 
 use std::fmt::Write as _;
 
-use sqlx::{AnyConnection, AssertSqlSafe};
+use std::collections::HashMap;
+
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
 use crate::sql::{CHUNK_BYTES, to_i64};
-use crate::{Part, StoreError};
+use crate::{CheckpointWrite, Part, StoreError};
 
 /// Chunk rows one INSERT carries at most: 16 × 256 KiB keeps a statement
 /// within a few MiB however large a font is.
@@ -24,25 +28,52 @@ const CHUNKS_PER_STATEMENT: usize = 16;
 /// on bound parameters.
 const PARTS_PER_STATEMENT: usize = 100;
 
-/// Deletes the chunks of the named parts of session `id`.
-pub(crate) async fn delete_chunks(
+/// Writes the parts of `parts` whose hashes differ from the stored ones and
+/// deletes the stored parts `parts` no longer has, inside the caller's
+/// transaction, which holds the session's row lock (the fence), so the stored
+/// hashes cannot move meanwhile.
+pub(crate) async fn write_changed(
     conn: &mut AnyConnection,
     id: &str,
-    names: &[&str],
-) -> Result<(), StoreError> {
-    delete_named(conn, "session_part_chunks", id, names).await
+    epoch: u64,
+    parts: &[Part<'_>],
+) -> Result<CheckpointWrite, StoreError> {
+    let mut stored: HashMap<String, String> =
+        sqlx::query("SELECT part, hash FROM session_parts WHERE session_id = $1")
+            .bind(id)
+            .fetch_all(&mut *conn)
+            .await?
+            .iter()
+            .map(|row| Ok((row.try_get("part")?, row.try_get("hash")?)))
+            .collect::<Result<_, StoreError>>()?;
+    let mut cost = CheckpointWrite::default();
+    let mut changed: Vec<&Part<'_>> = Vec::new();
+    // Old chunks to delete: of parts replaced, and of parts dropped.
+    let mut replaced: Vec<&str> = Vec::new();
+    for part in parts {
+        match stored.remove(&part.name) {
+            Some(previous) if previous == part.hash => {
+                cost.parts_unchanged += 1;
+                continue;
+            }
+            Some(_) => replaced.push(&part.name),
+            None => {}
+        }
+        changed.push(part);
+        cost.parts_written += 1;
+        cost.bytes_written += u64::try_from(part.data.len()).unwrap_or(u64::MAX);
+    }
+    // What is left was stored before and is not part of this checkpoint.
+    let dropped: Vec<&str> = stored.keys().map(String::as_str).collect();
+    replaced.extend(&dropped);
+    delete_named(conn, "session_part_chunks", id, &replaced).await?;
+    // After their chunks: SQLite does not cascade without its foreign-key pragma.
+    delete_named(conn, "session_parts", id, &dropped).await?;
+    write_parts(conn, id, epoch, &changed).await?;
+    Ok(cost)
 }
 
-/// Deletes the rows of the named parts of session `id` (their chunks must be
-/// gone first: SQLite does not cascade without its foreign-key pragma).
-pub(crate) async fn delete_parts(
-    conn: &mut AnyConnection,
-    id: &str,
-    names: &[&str],
-) -> Result<(), StoreError> {
-    delete_named(conn, "session_parts", id, names).await
-}
-
+/// Deletes the named parts' rows of session `id` from `table`.
 async fn delete_named(
     conn: &mut AnyConnection,
     table: &str,
@@ -65,7 +96,7 @@ async fn delete_named(
 
 /// Inserts or replaces the rows of `parts` (name, hash, size, epoch) and
 /// inserts their chunks; the parts' old chunks must already be deleted.
-pub(crate) async fn write_parts(
+async fn write_parts(
     conn: &mut AnyConnection,
     id: &str,
     epoch: u64,

@@ -266,38 +266,7 @@ impl SessionStore for SqlStore {
                 None => StoreError::NotFound,
             });
         }
-        // The session row is locked now, so the stored hashes cannot move under us.
-        let mut stored: std::collections::HashMap<String, String> =
-            sqlx::query("SELECT part, hash FROM session_parts WHERE session_id = $1")
-                .bind(id)
-                .fetch_all(&mut *tx)
-                .await?
-                .iter()
-                .map(|row| Ok((row.try_get("part")?, row.try_get("hash")?)))
-                .collect::<Result<_, StoreError>>()?;
-        let mut cost = CheckpointWrite::default();
-        let mut changed: Vec<&Part<'_>> = Vec::new();
-        // Old chunks to delete: of parts replaced, and of parts dropped.
-        let mut replaced: Vec<&str> = Vec::new();
-        for part in parts {
-            match stored.remove(&part.name) {
-                Some(previous) if previous == part.hash => {
-                    cost.parts_unchanged += 1;
-                    continue;
-                }
-                Some(_) => replaced.push(&part.name),
-                None => {}
-            }
-            changed.push(part);
-            cost.parts_written += 1;
-            cost.bytes_written += u64::try_from(part.data.len()).unwrap_or(u64::MAX);
-        }
-        // What is left was stored before and is not part of this checkpoint.
-        let dropped: Vec<&str> = stored.keys().map(String::as_str).collect();
-        replaced.extend(&dropped);
-        part_writes::delete_chunks(&mut tx, id, &replaced).await?;
-        part_writes::delete_parts(&mut tx, id, &dropped).await?;
-        part_writes::write_parts(&mut tx, id, epoch, &changed).await?;
+        let cost = part_writes::write_changed(&mut tx, id, epoch, parts).await?;
         tx.commit().await?;
         if self.backend == Backend::Postgres {
             self.last_writes.record(id, epoch, parts);
