@@ -86,6 +86,7 @@ impl Dispatcher {
                     viewport.width,
                     viewport.height,
                     self.session_ttl_ms,
+                    route.epoch,
                 )
                 .await;
             match created {
