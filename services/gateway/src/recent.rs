@@ -72,10 +72,8 @@ impl<K: Eq + Hash + Clone, V: Clone> Memory<K, V> {
     }
 
     /// Changes a remembered value in place, keeping when it was confirmed.
-    fn update(&self, key: &K, change: impl FnOnce(&mut V)) {
-        if let Some((v, _)) = self.lock().get_mut(key) {
-            change(v);
-        }
+    fn update<R>(&self, key: &K, change: impl FnOnce(Option<&mut V>) -> R) -> R {
+        change(self.lock().get_mut(key).map(|(v, _)| v))
     }
 
     fn remove(&self, key: &K) {
@@ -138,9 +136,28 @@ pub struct Recent {
     sessions: Memory<String, SessionRow>,
     routes: Memory<String, Route>,
     workers: Memory<(), Vec<WorkerInfo>>,
+    /// Per worker: the count the last registry read reported, and the
+    /// sessions this gateway placed on it since.
+    tally: Mutex<HashMap<String, Tally>>,
+    /// Held while the registry is read for calls that found no fresh read.
+    reading: tokio::sync::Mutex<()>,
     /// Each worker by ID, from the registry reads it appeared in.
     worker_by_id: Memory<String, WorkerInfo>,
 }
+
+/// One worker's sessions as this gateway last read them, and placed since.
+#[derive(Debug, Clone, Copy)]
+struct Tally {
+    reported: u32,
+    /// Placed since that read, plus what earlier reads had not counted yet.
+    placed: u32,
+    last_placed: Option<Instant>,
+}
+
+/// How long after this gateway last placed a session on a worker the
+/// placements its reads do not show yet are still added: a heartbeat (2 s)
+/// and a create's first page.
+const UNREPORTED_FOR: Duration = Duration::from_secs(4);
 
 impl Recent {
     /// An empty memory with the given grace periods.
@@ -151,6 +168,8 @@ impl Recent {
             sessions: Memory::new("session"),
             routes: Memory::new("route"),
             workers: Memory::new("workers"),
+            tally: Mutex::default(),
+            reading: tokio::sync::Mutex::new(()),
             worker_by_id: Memory::new("worker"),
         }
     }
@@ -236,11 +255,18 @@ impl Recent {
         &self,
         fetch: impl Future<Output = Result<Vec<WorkerInfo>, StoreError>>,
     ) -> Result<Vec<WorkerInfo>, StoreError> {
-        if let Some(found) = self
-            .workers
-            .younger_than(&(), REGISTRY_REUSE)
-            .filter(|found| !found.is_empty())
-        {
+        let reused = || {
+            self.workers
+                .younger_than(&(), REGISTRY_REUSE)
+                .filter(|found| !found.is_empty())
+        };
+        if let Some(found) = reused() {
+            return Ok(found);
+        }
+        // One read at a time: the calls of a burst that all found the read
+        // too old wait for the first one's instead of each asking Redis.
+        let _reading = self.reading.lock().await;
+        if let Some(found) = reused() {
             return Ok(found);
         }
         self.read_workers(fetch).await
@@ -255,7 +281,12 @@ impl Recent {
     ) -> Result<Vec<WorkerInfo>, StoreError> {
         let found = self
             .workers
-            .read_through((), self.grace.outage, async { fetch.await.map(Some) })
+            .read_through((), self.grace.outage, async {
+                fetch.await.map(|mut found| {
+                    self.count_unreported(&mut found);
+                    Some(found)
+                })
+            })
             .await?
             .unwrap_or_default();
         for w in &found {
@@ -264,17 +295,64 @@ impl Recent {
         Ok(found)
     }
 
-    /// Counts a session this gateway just placed on worker `id` in the
-    /// remembered registry, so the calls a reused read serves see it: without
-    /// this, every session a burst creates within [`REGISTRY_REUSE`] would go
-    /// to the worker that was least loaded at the read. The next read
-    /// replaces the count with the worker's own.
-    pub fn placed(&self, id: &str) {
-        self.workers.update(&(), |ws| {
-            if let Some(w) = ws.iter_mut().find(|w| w.id == id) {
-                w.live_sessions = w.live_sessions.saturating_add(1);
+    /// A worker counts a session once its create ran, and says so in its
+    /// next heartbeat: a fresh read can be behind what this gateway placed.
+    /// Until [`UNREPORTED_FOR`] after this gateway last placed a session on
+    /// a worker, its count is therefore at least the previous read's plus the
+    /// placements since, and what a read does not show yet is carried to the
+    /// next (a session closed meanwhile is counted that long at most).
+    fn count_unreported(&self, found: &mut [WorkerInfo]) {
+        let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = HashMap::with_capacity(found.len());
+        for w in found.iter_mut() {
+            let reported = w.live_sessions;
+            let mut carried = Tally {
+                reported,
+                placed: 0,
+                last_placed: None,
+            };
+            if let Some(t) = tally.get(&w.id)
+                && t.last_placed
+                    .is_some_and(|at| at.elapsed() < UNREPORTED_FOR)
+            {
+                w.live_sessions = reported.max(t.reported.saturating_add(t.placed));
+                carried.placed = w.live_sessions - reported;
+                carried.last_placed = t.last_placed;
             }
-        });
+            next.insert(w.id.clone(), carried);
+        }
+        *tally = next;
+    }
+
+    /// Places a session with `pick` on a call's registry snapshot, first
+    /// brought up to the counts remembered now, and counts the pick in the
+    /// remembered registry, all under its lock. The calls of one burst each
+    /// read the registry before the others placed; without this they would
+    /// all take the worker that was least loaded at the read.
+    pub fn place(
+        &self,
+        snapshot: &mut [WorkerInfo],
+        pick: impl FnOnce(&mut [WorkerInfo]) -> Option<WorkerInfo>,
+    ) -> Option<WorkerInfo> {
+        self.workers.update(&(), |remembered| {
+            if let Some(now) = remembered.as_deref() {
+                for w in snapshot.iter_mut() {
+                    if let Some(r) = now.iter().find(|r| r.id == w.id) {
+                        w.live_sessions = w.live_sessions.max(r.live_sessions);
+                    }
+                }
+            }
+            let taken = pick(snapshot)?;
+            if let Some(r) = remembered.and_then(|ws| ws.iter_mut().find(|r| r.id == taken.id)) {
+                r.live_sessions = r.live_sessions.saturating_add(1);
+            }
+            let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(t) = tally.get_mut(&taken.id) {
+                t.placed = t.placed.saturating_add(1);
+                t.last_placed = Some(Instant::now());
+            }
+            Some(taken)
+        })
     }
 
     /// A worker the registry listed within the outage grace. Right after Redis
@@ -436,30 +514,45 @@ mod tests {
         assert_eq!(later[0].id, "w2", "past the reuse the store answers");
     }
 
+    fn worker(id: &str, live: u32) -> WorkerInfo {
+        WorkerInfo {
+            id: id.into(),
+            address: String::new(),
+            capacity: 1_000,
+            live_sessions: live,
+        }
+    }
+
+    /// Places one session on the least loaded of `snapshot`, as a call does.
+    fn place_one(recent: &Recent, snapshot: &mut [WorkerInfo]) -> String {
+        recent
+            .place(snapshot, |ws| {
+                let w = ws.iter_mut().min_by_key(|w| w.live_sessions)?;
+                w.live_sessions += 1;
+                Some(w.clone())
+            })
+            .unwrap()
+            .id
+    }
+
+    fn counts(ws: &[WorkerInfo]) -> Vec<(&str, u32)> {
+        ws.iter()
+            .map(|w| (w.id.as_str(), w.live_sessions))
+            .collect()
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_reused_registry_read_counts_the_sessions_this_gateway_placed() {
         let recent = Recent::new(Grace::default());
-        let worker = |id: &str, live| WorkerInfo {
-            id: id.into(),
-            address: String::new(),
-            capacity: 4,
-            live_sessions: live,
-        };
         recent
-            .workers(async { Ok(vec![worker("w1", 0), worker("w2", 1)]) })
+            .workers(async { Ok(vec![worker("w1", 0), worker("w2", 2)]) })
             .await
             .unwrap();
-        recent.placed("w1");
-        recent.placed("w1");
-        recent.placed("gone");
+        let mut snapshot = recent.workers(async { Ok(Vec::new()) }).await.unwrap();
+        assert_eq!(place_one(&recent, &mut snapshot), "w1");
+        assert_eq!(place_one(&recent, &mut snapshot), "w1");
         let reused = recent.workers(async { Ok(Vec::new()) }).await.unwrap();
-        assert_eq!(
-            reused
-                .iter()
-                .map(|w| (w.id.as_str(), w.live_sessions))
-                .collect::<Vec<_>>(),
-            [("w1", 2), ("w2", 1)]
-        );
+        assert_eq!(counts(&reused), [("w1", 2), ("w2", 2)]);
         tokio::time::advance(REGISTRY_REUSE - Duration::from_millis(1)).await;
         assert!(
             recent
@@ -468,12 +561,67 @@ mod tests {
                 .is_ok_and(|w| w.len() == 2),
             "counting a placement does not make the read younger"
         );
-        tokio::time::advance(Duration::from_millis(1)).await;
-        let fresh = recent
-            .workers(async { Ok(vec![worker("w1", 1)]) })
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_calls_of_a_burst_spread_over_the_workers_though_each_read_before_the_others_placed()
+     {
+        let recent = Recent::new(Grace::default());
+        let read = || async { Ok(vec![worker("w1", 0), worker("w2", 0)]) };
+        recent.workers(read()).await.unwrap();
+        // Every call of the burst took its snapshot before any of them placed.
+        let mut snapshots = Vec::new();
+        for _ in 0..100 {
+            snapshots.push(recent.workers(read()).await.unwrap());
+        }
+        let mut on_w1 = 0;
+        for snapshot in &mut snapshots {
+            if place_one(&recent, snapshot) == "w1" {
+                on_w1 += 1;
+            }
+        }
+        assert_eq!(on_w1, 50, "the burst went {on_w1} / {} ", 100 - on_w1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_fresh_read_behind_this_gateways_placements_keeps_them_until_the_workers_had_time_to_count_them()
+     {
+        let recent = Recent::new(Grace::default());
+        recent
+            .read_workers(async { Ok(vec![worker("w1", 3), worker("w2", 3)]) })
             .await
             .unwrap();
-        assert_eq!(fresh[0].live_sessions, 1, "a fresh read's counts win");
+        let mut snapshot = recent.workers(async { Ok(Vec::new()) }).await.unwrap();
+        for _ in 0..4 {
+            place_one(&recent, &mut snapshot);
+        }
+        // The workers' heartbeats have not counted those sessions yet.
+        let behind = recent
+            .read_workers(async { Ok(vec![worker("w1", 3), worker("w2", 4)]) })
+            .await
+            .unwrap();
+        assert_eq!(counts(&behind), [("w1", 5), ("w2", 5)]);
+        // A second read still behind, within the window: still counted.
+        tokio::time::advance(UNREPORTED_FOR - Duration::from_millis(1)).await;
+        let still = recent
+            .read_workers(async { Ok(vec![worker("w1", 3), worker("w2", 4)]) })
+            .await
+            .unwrap();
+        assert_eq!(counts(&still), [("w1", 5), ("w2", 5)]);
+        // w1 counted them now; w2 did too, but one of its sessions closed,
+        // which shows only once the window is over.
+        let caught_up = recent
+            .read_workers(async { Ok(vec![worker("w1", 5), worker("w2", 4)]) })
+            .await
+            .unwrap();
+        assert_eq!(counts(&caught_up), [("w1", 5), ("w2", 5)]);
+        // Past the window a worker's own count wins, even a lower one.
+        tokio::time::advance(UNREPORTED_FOR).await;
+        let own = recent
+            .read_workers(async { Ok(vec![worker("w1", 2), worker("w2", 4)]) })
+            .await
+            .unwrap();
+        assert_eq!(counts(&own), [("w1", 2), ("w2", 4)]);
     }
 
     #[test]

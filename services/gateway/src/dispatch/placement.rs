@@ -22,9 +22,8 @@ fn pick_worker(workers: &[WorkerInfo]) -> Option<&WorkerInfo> {
 }
 
 /// Picks a worker for a new or restored session and counts the session against it.
-pub(super) fn take_worker(workers: &Mutex<Vec<WorkerInfo>>) -> Option<WorkerInfo> {
-    let mut ws = workers.lock().unwrap_or_else(|p| p.into_inner());
-    let id = pick_worker(&ws)?.id.clone();
+fn take_worker(ws: &mut [WorkerInfo]) -> Option<WorkerInfo> {
+    let id = pick_worker(ws)?.id.clone();
     let w = ws.iter_mut().find(|w| w.id == id)?;
     w.live_sessions += 1;
     Some(w.clone())
@@ -44,9 +43,10 @@ pub(super) fn exclude(workers: &Mutex<Vec<WorkerInfo>>, id: &str) {
 }
 
 impl Dispatcher {
-    /// Picks a worker for a new or restored session like [`take_worker`], and
-    /// counts the session in the gateway's remembered registry
-    /// ([`crate::recent::Recent::placed`]) for the calls that reuse it.
+    /// Picks a worker for a new or restored session like [`take_worker`], by
+    /// the counts the gateway remembers now, which include the sessions it
+    /// placed since the call's snapshot was read
+    /// ([`crate::recent::Recent::place`]).
     /// The call's registry snapshot may be a reused read (see
     /// [`crate::recent::REGISTRY_REUSE`]), so the registry is read again when
     /// it has no worker with room, and always after worker `failed` did not
@@ -56,20 +56,8 @@ impl Dispatcher {
         workers: &Mutex<Vec<WorkerInfo>>,
         failed: Option<&str>,
     ) -> Option<WorkerInfo> {
-        let taken = self.choose(workers, failed).await;
-        if let Some(w) = &taken {
-            self.recent.placed(&w.id);
-        }
-        taken
-    }
-
-    async fn choose(
-        &self,
-        workers: &Mutex<Vec<WorkerInfo>>,
-        failed: Option<&str>,
-    ) -> Option<WorkerInfo> {
         if failed.is_none()
-            && let Some(w) = take_worker(workers)
+            && let Some(w) = self.take(workers)
         {
             return Some(w);
         }
@@ -77,7 +65,12 @@ impl Dispatcher {
             fresh.retain(|w| Some(w.id.as_str()) != failed);
             *workers.lock().unwrap_or_else(|p| p.into_inner()) = fresh;
         }
-        take_worker(workers)
+        self.take(workers)
+    }
+
+    fn take(&self, workers: &Mutex<Vec<WorkerInfo>>) -> Option<WorkerInfo> {
+        let mut ws = workers.lock().unwrap_or_else(|p| p.into_inner());
+        self.recent.place(&mut ws, take_worker)
     }
 
     /// Records a session no worker had room for as demand the fleet could not
