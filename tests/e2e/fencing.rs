@@ -4,13 +4,11 @@
 //! running on an old owner cannot save once a new owner has taken the session
 //! over — so no acknowledged call is overwritten behind the agent's back.
 
-use std::time::Duration;
-
 use fleet_proto::v1::{self as pb, worker_client::WorkerClient};
 use fleet_store::{Part, SessionStore as _, SqlStore, StoreError};
 use serde_json::json;
 
-use crate::harness::{Database, Fleet, eval, metric, open, wait_for};
+use crate::harness::{Database, Fleet, eval, open};
 use crate::held::Held;
 
 /// Sends one evaluate straight to a worker, as a gateway would.
@@ -213,7 +211,7 @@ async fn postgres_store() -> (Database, SqlStore, String) {
     let tenant = store.ensure_tenant("fencing").await.unwrap();
     let id = uuid::Uuid::new_v4().to_string();
     store
-        .create_session(&id, &tenant.id, 800, 600, 60_000, 0)
+        .create_session(&id, &tenant.id, 800, 600, 60_000)
         .await
         .unwrap();
     (db, store, id)
@@ -385,85 +383,4 @@ async fn checkpoints_again_at_one_epoch_store_exactly_the_new_parts_and_stay_fen
     }
     let row = store.session(&id).await.unwrap().unwrap();
     assert_eq!((row.url.as_str(), row.title.as_str()), ("u4", "t4"));
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_new_sessions_row_starts_at_its_claims_epoch_and_its_checkpoints_are_one_statement() {
-    let held = Held::start().await;
-    let fleet = Fleet::start(1).await;
-    let client = fleet.client("fencing").await;
-    let (id, _) = open(&client, &held.page("new")).await;
-    eval(&client, &id, "localStorage.setItem('k', 'v'); 1").await;
-    let (_, epoch) = fleet.route(&id).await;
-    assert_eq!(
-        stored_epoch(&fleet.db, &id).await,
-        i64::try_from(epoch).unwrap(),
-        "the gateway stored the row at an epoch other than its claim's"
-    );
-    let worker = format!("http://{}", fleet.workers[0].0);
-    // Both calls' checkpoints, the create's first one included, went as one
-    // statement: none had to read what is stored.
-    let (all, one) = wait_for("both checkpoints", Duration::from_secs(10), || async {
-        let all = metric(&worker, "fleet_worker_checkpoints_total", "").await;
-        let one = metric(&worker, "fleet_worker_checkpoints_one_statement_total", "").await;
-        (all >= 2.0).then_some((all, one))
-    })
-    .await;
-    assert_eq!(
-        one, all,
-        "{all} checkpoints, {one} of them as one statement"
-    );
-}
-
-#[tokio::test]
-async fn a_created_session_is_written_in_one_statement_only_by_its_claims_owner() {
-    let (db, store, _) = postgres_store().await;
-    let tenant = store.ensure_tenant("fencing").await.unwrap();
-    // The gateway stores the row at the claim's epoch; the owner is told.
-    let fresh = uuid::Uuid::new_v4().to_string();
-    store
-        .create_session(&fresh, &tenant.id, 800, 600, 60_000, 5)
-        .await
-        .unwrap();
-    store.created(&fresh, 5);
-    let cost = store
-        .save_checkpoint(&fresh, 5, &refs(&parts_of(5)), "u", "t", 60_000)
-        .await
-        .unwrap();
-    assert!(cost.one_statement, "{cost:?}");
-    assert_eq!(cost.parts_written, 3);
-    let stored = store.load_checkpoint(&fresh).await.unwrap().unwrap();
-    assert_eq!((stored.epoch, stored.parts), (5, parts_of(5)));
-
-    // A create retried on another worker comes at a newer claim than the
-    // row's: that owner's first save reads what is stored, and a save from
-    // the first claim is refused from then on.
-    let retried = uuid::Uuid::new_v4().to_string();
-    store
-        .create_session(&retried, &tenant.id, 800, 600, 60_000, 5)
-        .await
-        .unwrap();
-    let other = SqlStore::connect(&db.url).await.unwrap();
-    other.created(&retried, 6);
-    let cost = other
-        .save_checkpoint(&retried, 6, &refs(&parts_of(6)), "u6", "t6", 60_000)
-        .await
-        .unwrap();
-    assert!(!cost.one_statement, "{cost:?}");
-    store.created(&retried, 5);
-    let late = store
-        .save_checkpoint(&retried, 5, &refs(&parts_of(5)), "u5", "t5", 60_000)
-        .await;
-    assert!(
-        matches!(
-            late,
-            Err(StoreError::StaleEpoch {
-                given: 5,
-                current: 6
-            })
-        ),
-        "the create's first claim saved over the retry's: {late:?}"
-    );
-    let stored = store.load_checkpoint(&retried).await.unwrap().unwrap();
-    assert_eq!((stored.epoch, stored.parts), (6, parts_of(6)));
 }

@@ -70,19 +70,6 @@ pub async fn metrics(base: &str) -> String {
         .unwrap()
 }
 
-/// The sum of a metric's series whose line contains `labels`, from `/metrics`.
-pub async fn metric(base: &str, name: &str, labels: &str) -> f64 {
-    metrics(base)
-        .await
-        .lines()
-        .filter(|l| {
-            let series = l.strip_prefix(name).unwrap_or("x");
-            (series.starts_with('{') || series.starts_with(' ')) && l.contains(labels)
-        })
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
-
 pub async fn http_ok(url: &str) -> bool {
     matches!(reqwest::get(url).await, Ok(r) if r.status().is_success())
 }

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::harness::{Client, Fleet, fixtures, mcp, metric, store_urls, wait_for};
+use crate::harness::{Client, Fleet, fixtures, mcp, store_urls, wait_for};
 use crate::proxy::{Proxy, host_port};
 
 /// How long each store is away.
@@ -273,6 +273,19 @@ async fn outage(
         }
     }
     report
+}
+
+/// The sum of a metric's series whose line contains `labels`, from `/metrics`.
+async fn metric(base: &str, name: &str, labels: &str) -> f64 {
+    crate::harness::metrics(base)
+        .await
+        .lines()
+        .filter(|l| {
+            let series = l.strip_prefix(name).unwrap_or("x");
+            (series.starts_with('{') || series.starts_with(' ')) && l.contains(labels)
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
 }
 
 fn print(name: &str, r: &Report) {

@@ -206,17 +206,13 @@ impl SessionStore for GuardedStore {
         width: u32,
         height: u32,
         ttl_ms: i64,
-        epoch: u64,
     ) -> Result<SessionRow, StoreError> {
         self.breaker
             .call(
                 self.inner
-                    .create_session(id, tenant_id, width, height, ttl_ms, epoch),
+                    .create_session(id, tenant_id, width, height, ttl_ms),
             )
             .await
-    }
-    fn created(&self, id: &str, epoch: u64) {
-        self.inner.created(id, epoch);
     }
     async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
         self.breaker.call(self.inner.session(id)).await

@@ -54,17 +54,6 @@ impl LastWrites {
         self.lock().remove(id)
     }
 
-    /// Remembers that nothing is stored for `id` at `epoch` (a session just
-    /// created at that epoch), unless a write of it is remembered already.
-    pub(crate) fn nothing_stored(&self, id: &str, epoch: u64) {
-        let mut map = self.lock();
-        make_room(&mut map, id);
-        map.entry(id.to_owned()).or_insert_with(|| Written {
-            epoch,
-            parts: HashMap::new(),
-        });
-    }
-
     /// Remembers a write of `parts` at `epoch` that committed.
     pub(crate) fn record(&self, id: &str, epoch: u64, parts: &[Part<'_>]) {
         let written = Written {
@@ -75,15 +64,10 @@ impl LastWrites {
                 .collect(),
         };
         let mut map = self.lock();
-        make_room(&mut map, id);
+        if map.len() >= MAX_REMEMBERED && !map.contains_key(id) {
+            map.clear();
+        }
         map.insert(id.to_owned(), written);
-    }
-}
-
-/// Empties a full memory before a session it does not hold is added.
-fn make_room(map: &mut HashMap<String, Written>, id: &str) {
-    if map.len() >= MAX_REMEMBERED && !map.contains_key(id) {
-        map.clear();
     }
 }
 
@@ -131,10 +115,7 @@ impl SqlStore {
         if known.epoch != epoch {
             return Ok(None);
         }
-        let mut cost = CheckpointWrite {
-            one_statement: true,
-            ..CheckpointWrite::default()
-        };
+        let mut cost = CheckpointWrite::default();
         let mut changed = Vec::new();
         // Parts whose new bytes need fewer chunks than the stored ones.
         let mut shrunk = Vec::new();

@@ -180,9 +180,7 @@ mod tests {
     async fn a_checkpoint_larger_than_one_statement_round_trips_and_replaces_in_batches() {
         let s = sqlite().await;
         let t = s.ensure_tenant("acme").await.unwrap();
-        s.create_session("s1", &t.id, 800, 600, 1000, 0)
-            .await
-            .unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
         let many = PARTS_PER_STATEMENT + 30;
         let big: Vec<u8> = (0..CHUNK_BYTES * (2 * CHUNKS_PER_STATEMENT) + 3)
             .map(|i| (i % 253) as u8)

@@ -118,10 +118,6 @@ pub struct CheckpointWrite {
     pub parts_unchanged: u32,
     /// Bytes of the parts written.
     pub bytes_written: u64,
-    /// Whether it went as one statement over this store's last write (or over
-    /// a session it was told was just created) rather than as the transaction
-    /// that reads what is stored.
-    pub one_statement: bool,
 }
 
 /// Sessions, tenants and keys.
@@ -135,8 +131,7 @@ pub trait SessionStore: Send + Sync {
     async fn key_count(&self) -> Result<u64, StoreError>;
     /// Finds or creates the tenant named `name`.
     async fn ensure_tenant(&self, name: &str) -> Result<Tenant, StoreError>;
-    /// Stores a new session, owned from the start by the claim at `epoch` (so
-    /// an older owner could never save over it).
+    /// Stores a new session.
     async fn create_session(
         &self,
         id: &str,
@@ -144,13 +139,7 @@ pub trait SessionStore: Send + Sync {
         width: u32,
         height: u32,
         ttl_ms: i64,
-        epoch: u64,
     ) -> Result<SessionRow, StoreError>;
-    /// Tells the store that `id` was created at `epoch` with nothing stored, so
-    /// its owner's first checkpoint need not read what is stored. Only the
-    /// holder of the create's own claim may say so; a store that cannot use it
-    /// ignores it.
-    fn created(&self, _id: &str, _epoch: u64) {}
     /// A session by ID, whoever owns it; callers check the tenant.
     async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError>;
     /// Replaces the session's checkpoint with `parts` if `epoch` is not older than

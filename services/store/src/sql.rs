@@ -171,12 +171,11 @@ impl SessionStore for SqlStore {
         width: u32,
         height: u32,
         ttl_ms: i64,
-        epoch: u64,
     ) -> Result<SessionRow, StoreError> {
         let now = now_millis();
         sqlx::query(
             "INSERT INTO sessions (id, tenant_id, status, width, height, epoch, url, title, created_at, updated_at, expires_at) \
-             VALUES ($1, $2, $7, $3, $4, $8, '', '', $5, $5, $6)",
+             VALUES ($1, $2, $7, $3, $4, 0, '', '', $5, $5, $6)",
         )
         .bind(id)
         .bind(tenant_id)
@@ -185,7 +184,6 @@ impl SessionStore for SqlStore {
         .bind(now)
         .bind(now.saturating_add(ttl_ms))
         .bind(SessionStatus::Active.as_str())
-        .bind(to_i64(epoch))
         .execute(&self.pool)
         .await?;
         // The row is exactly what was inserted: reading it back would cost
@@ -196,7 +194,7 @@ impl SessionStore for SqlStore {
             status: SessionStatus::Active,
             width,
             height,
-            epoch,
+            epoch: 0,
             url: String::new(),
             title: String::new(),
             created_at: now,
@@ -204,15 +202,6 @@ impl SessionStore for SqlStore {
             expires_at: now.saturating_add(ttl_ms),
             failure: String::new(),
         })
-    }
-
-    fn created(&self, id: &str, epoch: u64) {
-        // A fresh ID's row was inserted at `epoch` and its parts can only come
-        // from a checkpoint, so nothing is stored that this store did not
-        // write; a newer owner makes the one-statement fence fail.
-        if self.backend == Backend::Postgres {
-            self.last_writes.nothing_stored(id, epoch);
-        }
     }
 
     async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
@@ -439,22 +428,16 @@ pub(crate) mod tests {
         let a = s.ensure_tenant("a").await.unwrap();
         let b = s.ensure_tenant("b").await.unwrap();
         let created = s
-            .create_session("a1", &a.id, 1024, 600, 60_000, 7)
+            .create_session("a1", &a.id, 1024, 600, 60_000)
             .await
             .unwrap();
-        assert_eq!(
-            created.epoch, 7,
-            "the row is owned from the create's claim on"
-        );
         assert_eq!(
             s.session("a1").await.unwrap(),
             Some(created),
             "create answered a row other than the one it stored"
         );
-        s.create_session("a2", &a.id, 800, 600, -1, 0)
-            .await
-            .unwrap();
-        s.create_session("b1", &b.id, 800, 600, 60_000, 0)
+        s.create_session("a2", &a.id, 800, 600, -1).await.unwrap();
+        s.create_session("b1", &b.id, 800, 600, 60_000)
             .await
             .unwrap();
         s.save_checkpoint("a2", 1, &refs(&parts(&[("p", b"x")])), "u", "t", -1)
@@ -500,9 +483,7 @@ pub(crate) mod tests {
     async fn only_changed_parts_are_rewritten_and_dropped_parts_are_deleted() {
         let s = sqlite().await;
         let t = s.ensure_tenant("acme").await.unwrap();
-        s.create_session("s1", &t.id, 800, 600, 1000, 0)
-            .await
-            .unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
         let font = vec![9u8; CHUNK_BYTES + 1];
         let first = parts(&[("font", &font), ("page", b"a"), ("storage", b"s")]);
         let cost = s
@@ -522,8 +503,7 @@ pub(crate) mod tests {
             CheckpointWrite {
                 parts_written: 1,
                 parts_unchanged: 1,
-                bytes_written: 1,
-                one_statement: false,
+                bytes_written: 1
             },
             "the font was written again"
         );
@@ -537,9 +517,7 @@ pub(crate) mod tests {
     async fn a_checkpoint_from_a_stale_epoch_is_refused_and_the_stored_one_kept() {
         let s = sqlite().await;
         let t = s.ensure_tenant("acme").await.unwrap();
-        s.create_session("s1", &t.id, 800, 600, 1000, 0)
-            .await
-            .unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
         let big = vec![7u8; CHUNK_BYTES * 2 + 10];
         let kept = parts(&[("page", &big)]);
         s.save_checkpoint("s1", 2, &refs(&kept), "https://a.example/", "A", 1000)
@@ -578,9 +556,7 @@ pub(crate) mod tests {
     async fn a_part_of_many_chunks_round_trips_byte_for_byte() {
         let s = sqlite().await;
         let t = s.ensure_tenant("acme").await.unwrap();
-        s.create_session("s1", &t.id, 800, 600, 1000, 0)
-            .await
-            .unwrap();
+        s.create_session("s1", &t.id, 800, 600, 1000).await.unwrap();
         let big: Vec<u8> = (0..CHUNK_BYTES * 9 + 7).map(|i| (i % 251) as u8).collect();
         let written = parts(&[("font", &big), ("page", b"p")]);
         s.save_checkpoint("s1", 1, &refs(&written), "u", "t", 1000)

@@ -173,10 +173,10 @@ mod tests {
         assert_eq!(stored.or(defaults).max_in_flight, Some(64));
         assert_eq!(stored.or(defaults).requests_per_second, Some(5));
 
-        s.create_session("a", &t.id, 800, 600, 60_000, 0)
+        s.create_session("a", &t.id, 800, 600, 60_000)
             .await
             .unwrap();
-        s.create_session("b", &t.id, 800, 600, -1, 0).await.unwrap();
+        s.create_session("b", &t.id, 800, 600, -1).await.unwrap();
         assert_eq!(
             s.open_session_count(&t.id).await.unwrap(),
             1,

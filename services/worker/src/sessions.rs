@@ -380,9 +380,6 @@ impl Sessions {
             .increment(u64::from(cost.parts_unchanged));
         fleet_telemetry::counter!("fleet_worker_checkpoint_bytes_total")
             .increment(cost.bytes_written);
-        if cost.one_statement {
-            fleet_telemetry::counter!("fleet_worker_checkpoints_one_statement_total").increment(1);
-        }
         Ok(())
     }
 

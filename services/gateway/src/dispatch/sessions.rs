@@ -86,7 +86,6 @@ impl Dispatcher {
                     viewport.width,
                     viewport.height,
                     self.session_ttl_ms,
-                    route.epoch,
                 )
                 .await;
             match created {

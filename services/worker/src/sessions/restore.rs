@@ -48,9 +48,6 @@ impl Sessions {
         })?;
         tab.set_tenant(&req.tenant_id);
         if req.create {
-            // The gateway inserted the row at this claim's epoch; a retried
-            // create comes at a newer epoch, which the store's fence tells.
-            self.inner.store.created(&req.session_id, req.epoch);
             return Ok(tab);
         }
         let stored = self.newest_checkpoint(&req.session_id, req.epoch).await?;
