@@ -326,9 +326,11 @@ impl Recent {
 
     /// Places a session with `pick` on a call's registry snapshot, first
     /// brought up to the counts remembered now, and counts the pick in the
-    /// remembered registry, all under its lock. The calls of one burst each
-    /// read the registry before the others placed; without this they would
-    /// all take the worker that was least loaded at the read.
+    /// remembered registry, all under its lock. A call that restores a
+    /// session reads the session's row and route between its snapshot and
+    /// its pick, so in a burst of restores (a worker gone with its sessions)
+    /// every snapshot is older than the others' placements; without this
+    /// they would all take the worker that was least loaded at the read.
     pub fn place(
         &self,
         snapshot: &mut [WorkerInfo],
