@@ -215,6 +215,33 @@ async fn the_calls_of_a_burst_spread_over_the_workers_though_each_read_before_th
 }
 
 #[tokio::test(start_paused = true)]
+async fn the_calls_that_find_the_registry_read_too_old_share_one_read() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let recent = Arc::new(Recent::new(Grace::default()));
+    let reads = Arc::new(AtomicU32::new(0));
+    let calls: Vec<_> = (0..10)
+        .map(|_| {
+            let (recent, reads) = (recent.clone(), reads.clone());
+            tokio::spawn(async move {
+                recent
+                    .workers(async move {
+                        reads.fetch_add(1, Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        Ok(vec![worker("w1", 0)])
+                    })
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    for call in calls {
+        assert_eq!(call.await.unwrap().len(), 1);
+    }
+    assert_eq!(reads.load(Ordering::SeqCst), 1, "each call asked Redis");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_fresh_read_behind_this_gateways_placements_keeps_them_until_the_workers_had_time_to_count_them()
  {
     let recent = Recent::new(Grace::default());
