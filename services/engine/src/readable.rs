@@ -16,6 +16,7 @@
 //! it runs after a style pass, like the rest of `inspect`.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use blitz_dom::node::{Node, NodeData};
 use blitz_dom::{BaseDocument, NodeId};
@@ -161,22 +162,27 @@ fn tag(node: &Node) -> Option<&str> {
     node.element_data().map(|el| &*el.name.local)
 }
 
-/// The lower-cased words of an element's `class` and `id`.
-fn name_words(node: &Node) -> impl Iterator<Item = String> + '_ {
+/// The words of an element's `class` and `id`, as written: callers compare
+/// them ignoring ASCII case, which spares a lower-cased copy of each.
+fn name_words(node: &Node) -> impl Iterator<Item = &str> + '_ {
     ["class", "id"]
         .into_iter()
         .filter_map(|a| attr(node, a))
         .flat_map(|v| v.split(|c: char| !c.is_ascii_alphanumeric()))
         .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
+}
+
+/// Whether `word` is one of `list` (lower case), ignoring ASCII case.
+fn one_of(list: &[&str], word: &str) -> bool {
+    list.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// +25 for a name of content, -25 for a name of chrome (both can apply).
 fn name_weight(node: &Node) -> f64 {
     let (mut positive, mut negative) = (false, false);
     for word in name_words(node) {
-        positive |= POSITIVE.contains(&word.as_str());
-        negative |= NEGATIVE.contains(&word.as_str());
+        positive |= one_of(POSITIVE, word);
+        negative |= one_of(NEGATIVE, word);
     }
     let role = attr(node, "role").unwrap_or_default();
     positive |= role == "main" || role == "article";
@@ -208,16 +214,43 @@ fn tag_score(node: &Node) -> f64 {
     }
 }
 
+/// Hashes a node id by one multiplication. The survey keeps an entry for
+/// every visible element of the page, and the standard SipHash (built to
+/// resist keys chosen by an attacker, which slot indexes are not) was a third
+/// of the survey's time.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // An odd constant near 2^64 / φ spreads the slot index over every bit.
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by node id.
+type NodeMap<V> = HashMap<NodeId, V, BuildHasherDefault<IdHasher>>;
+
 /// Counts of every visible element, and the paragraphs found on the way.
 struct Survey {
-    counts: HashMap<NodeId, Counts>,
+    counts: NodeMap<Counts>,
     /// Paragraph elements in document order, with their own counts.
     paragraphs: Vec<(NodeId, Counts)>,
 }
 
 fn survey(doc: &BaseDocument) -> Survey {
     let mut survey = Survey {
-        counts: HashMap::new(),
+        counts: NodeMap::default(),
         paragraphs: Vec::new(),
     };
     count(doc, doc.root_node().id, false, &mut survey);
@@ -231,12 +264,11 @@ fn count(doc: &BaseDocument, id: NodeId, in_link: bool, survey: &mut Survey) -> 
         return Counts::default();
     };
     if let NodeData::Text(text) = &node.data {
-        let collapsed = collapse_whitespace(&text.content);
-        let chars = collapsed.chars().count();
+        let (chars, commas) = collapsed_counts(&text.content);
         return Counts {
             text: chars,
             links: if in_link { chars } else { 0 },
-            commas: collapsed.matches(',').count(),
+            commas,
             paragraphs: 0,
         };
     }
@@ -264,11 +296,25 @@ fn count(doc: &BaseDocument, id: NodeId, in_link: bool, survey: &mut Survey) -> 
     total
 }
 
+/// The characters and commas of `text` once its white space is collapsed
+/// (what `collapse_whitespace` would give), without building that string:
+/// the survey reads every text node of the page.
+fn collapsed_counts(text: &str) -> (usize, usize) {
+    let (mut chars, mut commas, mut words) = (0usize, 0usize, 0usize);
+    for word in text.split_ascii_whitespace() {
+        words += 1;
+        chars += word.chars().count();
+        commas += word.bytes().filter(|b| *b == b',').count();
+    }
+    // One space between each two words.
+    (chars + words.saturating_sub(1), commas)
+}
+
 /// The main content's containers, in document order: the best scoring one
 /// and its siblings that score close to it. `None` when the page has no
 /// paragraph of prose at all.
 fn main_content(doc: &BaseDocument, survey: &Survey) -> Option<Vec<NodeId>> {
-    let mut scores: HashMap<NodeId, f64> = HashMap::new();
+    let mut scores: NodeMap<f64> = NodeMap::default();
     let initial = |id: NodeId| {
         doc.get_node(id)
             .map_or(0.0, |n| tag_score(n) + name_weight(n))
@@ -359,25 +405,38 @@ fn skip_in_content(node: &Node, survey: &Survey) -> bool {
     name_weight(node) < 0.0 && counts.text < 1_000
 }
 
-/// The `content` of the first `<meta>` whose `name` or `property` is one of `keys`.
-fn meta(doc: &BaseDocument, keys: &[&str]) -> Option<String> {
-    let mut found: HashMap<&str, String> = HashMap::new();
-    walk_elements(doc, doc.root_node().id, &mut |node| {
-        if tag(node) != Some("meta") {
-            return;
-        }
-        let key = attr(node, "property").or_else(|| attr(node, "name"));
-        if let (Some(key), Some(content)) = (key, attr(node, "content")) {
-            let key = key.trim().to_ascii_lowercase();
-            if let Some(k) = keys.iter().find(|k| **k == key) {
+/// The page's `<meta name|property content>` pairs in document order, keys
+/// lower-cased, empty contents left out: read in one walk of the tree, which
+/// the title, excerpt, byline, date and site name all look up.
+struct Metas(Vec<(String, String)>);
+
+impl Metas {
+    fn read(doc: &BaseDocument) -> Self {
+        let mut found = Vec::new();
+        walk_elements(doc, doc.root_node().id, &mut |node| {
+            if tag(node) != Some("meta") {
+                return;
+            }
+            let key = attr(node, "property").or_else(|| attr(node, "name"));
+            if let (Some(key), Some(content)) = (key, attr(node, "content")) {
                 let content = collapse_whitespace(content);
                 if !content.is_empty() {
-                    found.entry(k).or_insert(content);
+                    found.push((key.trim().to_ascii_lowercase(), content));
                 }
             }
-        }
-    });
-    keys.iter().find_map(|k| found.remove(k))
+        });
+        Self(found)
+    }
+
+    /// The content of the first `<meta>` with the first of `keys` the page has.
+    fn first(&self, keys: &[&str]) -> Option<String> {
+        keys.iter().find_map(|k| {
+            self.0
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, content)| content.clone())
+        })
+    }
 }
 
 /// Calls `f` on every element under `id` (pre-order, iterative).
@@ -426,8 +485,8 @@ fn text_of(node: &Node) -> Option<String> {
 
 /// Who wrote the page: its `author` metadata, else a `rel=author` link or an
 /// element named `byline`/`author`, short enough to be one.
-fn byline(doc: &BaseDocument, roots: &[NodeId]) -> Option<String> {
-    if let Some(author) = meta(doc, &["author", "article:author", "twitter:creator"])
+fn byline(doc: &BaseDocument, metas: &Metas, roots: &[NodeId]) -> Option<String> {
+    if let Some(author) = metas.first(&["author", "article:author", "twitter:creator"])
         && !author.starts_with("http")
     {
         return Some(author);
@@ -437,7 +496,7 @@ fn byline(doc: &BaseDocument, roots: &[NodeId]) -> Option<String> {
     first_in(doc, roots, &mut |node| {
         let named = attr(node, "rel").is_some_and(|r| r.split_whitespace().any(|w| w == "author"))
             || attr(node, "itemprop").is_some_and(|p| p == "author")
-            || name_words(node).any(|w| w == "byline" || w == "author");
+            || name_words(node).any(|w| one_of(&["byline", "author"], w));
         if !named {
             return None;
         }
@@ -447,17 +506,14 @@ fn byline(doc: &BaseDocument, roots: &[NodeId]) -> Option<String> {
 
 /// When the page was published: its metadata, else the first `<time>` of
 /// the content.
-fn published(doc: &BaseDocument, roots: &[NodeId]) -> Option<String> {
-    if let Some(date) = meta(
-        doc,
-        &[
-            "article:published_time",
-            "datepublished",
-            "date",
-            "dc.date",
-            "pubdate",
-        ],
-    ) {
+fn published(doc: &BaseDocument, metas: &Metas, roots: &[NodeId]) -> Option<String> {
+    if let Some(date) = metas.first(&[
+        "article:published_time",
+        "datepublished",
+        "date",
+        "dc.date",
+        "pubdate",
+    ]) {
         return Some(date);
     }
     first_in(doc, roots, &mut |node| {
@@ -506,35 +562,61 @@ pub(crate) fn extract(doc: &BaseDocument, cap: usize) -> Readable {
     let heading = first_in(doc, &roots, &mut |node| {
         (tag(node) == Some("h1")).then(|| text_of(node)).flatten()
     });
-    let title = meta(doc, &["og:title", "twitter:title"])
+    let metas = Metas::read(doc);
+    let title = metas
+        .first(&["og:title", "twitter:title"])
         .or(heading)
         .unwrap_or_else(|| inspect::title(doc));
-    let excerpt = meta(
-        doc,
-        &["description", "og:description", "twitter:description"],
-    )
-    .or_else(|| {
-        survey
-            .paragraphs
-            .iter()
-            .filter(|(id, counts)| {
-                counts.text >= MIN_EXCERPT_PARAGRAPH_CHARS
-                    && counts.link_density() < 0.25
-                    && roots
-                        .iter()
-                        .any(|r| inspect::is_inclusive_ancestor(doc, *r, *id))
-            })
-            .find_map(|(id, _)| doc.get_node(*id).and_then(text_of))
-    })
-    .or_else(|| Some(content.clone()))
-    .map(|e| cut(&collapse_whitespace(&e), MAX_EXCERPT_CHARS))
-    .unwrap_or_default();
+    let excerpt = metas
+        .first(&["description", "og:description", "twitter:description"])
+        .or_else(|| {
+            survey
+                .paragraphs
+                .iter()
+                .filter(|(id, counts)| {
+                    counts.text >= MIN_EXCERPT_PARAGRAPH_CHARS
+                        && counts.link_density() < 0.25
+                        && roots
+                            .iter()
+                            .any(|r| inspect::is_inclusive_ancestor(doc, *r, *id))
+                })
+                .find_map(|(id, _)| doc.get_node(*id).and_then(text_of))
+        })
+        .or_else(|| Some(content.clone()))
+        .map(|e| cut(&collapse_whitespace(&e), MAX_EXCERPT_CHARS))
+        .unwrap_or_default();
     Readable {
         title,
-        byline: byline(doc, &roots),
-        published: published(doc, &roots),
-        site_name: meta(doc, &["og:site_name", "application-name"]),
+        byline: byline(doc, &metas, &roots),
+        published: published(doc, &metas, &roots),
+        site_name: metas.first(&["og:site_name", "application-name"]),
         excerpt,
         content,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_surveys_counts_are_those_of_the_collapsed_text() {
+        for text in [
+            "",
+            "   ",
+            "one",
+            "  two words ",
+            "a,b, c ,\n\td",
+            "\n  Größe, Maß und   Ähnliches\t",
+            "non\u{a0}breaking stays one word",
+            "漢字 と かな,",
+        ] {
+            let collapsed = collapse_whitespace(text);
+            assert_eq!(
+                collapsed_counts(text),
+                (collapsed.chars().count(), collapsed.matches(',').count()),
+                "{text:?}"
+            );
+        }
     }
 }
