@@ -23,7 +23,7 @@ use blitz_dom::{BaseDocument, NodeId};
 
 use crate::bindings::exports::fleet::engine::page::{AccessibilityTree, Field};
 use crate::inspect::{attr, collapse_whitespace, is_inclusive_ancestor};
-use names::{MAX_NAME_CHARS, MAX_VALUE_CHARS, clip, name, named_from_content, value};
+use names::{Labels, MAX_NAME_CHARS, MAX_VALUE_CHARS, clip, name, named_from_content, value};
 use roles::{input_type, role, states, tag};
 
 /// Fields listed in a summary, at most.
@@ -64,6 +64,7 @@ fn quoted(text: &str) -> String {
 }
 
 struct TreeWriter {
+    labels: Labels,
     out: String,
     nodes: u32,
     max: u32,
@@ -111,7 +112,7 @@ fn walk(doc: &BaseDocument, id: NodeId, depth: usize, w: &mut TreeWriter) {
                 }
                 return;
             };
-            let name = name(doc, node, &role);
+            let name = name(doc, &w.labels, node, &role);
             let mut line = role.clone();
             if !name.is_empty() {
                 line.push(' ');
@@ -171,6 +172,7 @@ fn has_interactive_descendant(doc: &BaseDocument, node: &Node) -> bool {
 /// The accessibility tree of the document, cut at `max_nodes` lines.
 pub(crate) fn tree(doc: &BaseDocument, max_nodes: u32) -> AccessibilityTree {
     let mut w = TreeWriter {
+        labels: Labels::default(),
         out: String::new(),
         nodes: 0,
         max: max_nodes.max(1),
@@ -196,6 +198,7 @@ pub(crate) fn tree(doc: &BaseDocument, max_nodes: u32) -> AccessibilityTree {
 /// The document's form fields in document order (hidden ones left out).
 pub(crate) fn fields(doc: &BaseDocument) -> Vec<Field> {
     let mut out = Vec::new();
+    let labels = Labels::default();
     let mut stack = vec![doc.root_node().id];
     while let Some(id) = stack.pop() {
         if out.len() >= MAX_FIELDS {
@@ -219,7 +222,7 @@ pub(crate) fn fields(doc: &BaseDocument) -> Vec<Field> {
                 out.push(Field {
                     ref_: reference(id),
                     name: attr(node, "name").unwrap_or_default().to_owned(),
-                    label: name(doc, node, &role),
+                    label: name(doc, &labels, node, &role),
                     value: clip(value(doc, node), MAX_VALUE_CHARS),
                     checked: crate::forms::live_checked(doc, id)
                         .unwrap_or(attr(node, "checked").is_some()),

@@ -2,6 +2,9 @@
 //! simplified: `aria-labelledby`, `aria-label`, `<label>`, `alt`, `title`,
 //! placeholder, then content for roles named from content.
 
+use std::cell::OnceCell;
+use std::collections::HashMap;
+
 use blitz_dom::node::{Node, NodeData};
 use blitz_dom::{BaseDocument, NodeId};
 
@@ -71,18 +74,44 @@ fn visible_text(doc: &BaseDocument, id: NodeId) -> String {
     collapse_whitespace(&out)
 }
 
-/// The `<label>`s of a form control: `label[for=id]` and an enclosing label.
-fn label_text(doc: &BaseDocument, node: &Node) -> Option<String> {
-    let mut texts = Vec::new();
-    if let Some(id) = attr(node, "id").filter(|id| !id.is_empty())
-        && let Ok(labels) = doc.query_selector_all("label[for]")
-    {
-        for label in labels {
-            if let Some(label_node) = doc.get_node(label)
-                && attr(label_node, "for") == Some(id)
-            {
-                texts.push(visible_text(doc, label));
+/// A document's `label[for]` elements by the id they name, in document
+/// order. Found in one walk of the tree, on the first form control with an
+/// id that is named: a query per control made reading a page with many
+/// fields quadratic in its size, and Stylo's `query_selector_all` walk cost
+/// several times this one.
+#[derive(Default)]
+pub(super) struct Labels {
+    by_for: OnceCell<HashMap<String, Vec<NodeId>>>,
+}
+
+impl Labels {
+    fn naming(&self, doc: &BaseDocument, id: &str) -> &[NodeId] {
+        let by_for = self.by_for.get_or_init(|| {
+            let mut by_for: HashMap<String, Vec<NodeId>> = HashMap::new();
+            let mut stack = vec![doc.root_node().id];
+            while let Some(at) = stack.pop() {
+                let Some(node) = doc.get_node(at) else {
+                    continue;
+                };
+                if tag(node) == "label"
+                    && let Some(target) = attr(node, "for")
+                {
+                    by_for.entry(target.to_owned()).or_default().push(at);
+                }
+                stack.extend(node.children.iter().rev().copied());
             }
+            by_for
+        });
+        by_for.get(id).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The `<label>`s of a form control: `label[for=id]` and an enclosing label.
+fn label_text(doc: &BaseDocument, labels: &Labels, node: &Node) -> Option<String> {
+    let mut texts = Vec::new();
+    if let Some(id) = attr(node, "id").filter(|id| !id.is_empty()) {
+        for label in labels.naming(doc, id) {
+            texts.push(visible_text(doc, *label));
         }
     }
     let mut current = node.parent;
@@ -100,8 +129,9 @@ fn label_text(doc: &BaseDocument, node: &Node) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// The accessible name of an element with role `role`.
-pub(super) fn name(doc: &BaseDocument, node: &Node, role: &str) -> String {
+/// The accessible name of an element with role `role` (`labels`: the
+/// document's, kept for the whole walk).
+pub(super) fn name(doc: &BaseDocument, labels: &Labels, node: &Node, role: &str) -> String {
     if let Some(ids) = attr(node, "aria-labelledby") {
         let text: Vec<String> = ids
             .split_whitespace()
@@ -120,7 +150,7 @@ pub(super) fn name(doc: &BaseDocument, node: &Node, role: &str) -> String {
     }
     let t = tag(node);
     if matches!(t, "input" | "textarea" | "select")
-        && let Some(label) = label_text(doc, node)
+        && let Some(label) = label_text(doc, labels, node)
     {
         return clip(label, MAX_NAME_CHARS);
     }
