@@ -5,9 +5,11 @@
 //! work between calls (`prepare`, which a worker runs after each answer when
 //! a lane is idle) runs between loads, untimed, as between an agent's calls.
 //! With `fresh`, each load is a new tab's first (its instantiation timed
-//! too), which is the engine's part of a session create.
+//! too), which is the engine's part of a session create. With `inspect`, the
+//! page is loaded once and its summary (what every answer carries) is read N
+//! times instead.
 //!
-//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh]`
+//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh|inspect]`
 
 use std::time::{Duration, Instant};
 
@@ -38,6 +40,12 @@ async fn main() -> anyhow::Result<()> {
         if prepared {
             tab.prepare().await?;
         }
+        if mode == "inspect" {
+            let t = Instant::now();
+            tab.inspect(budget).await?;
+            times.push(t.elapsed());
+            continue;
+        }
         let source = common::source(&target)?;
         let t = Instant::now();
         if mode == "fresh" {
@@ -56,6 +64,7 @@ async fn main() -> anyhow::Result<()> {
         match mode {
             "prepared" => ", prepared between loads",
             "fresh" => ", each in a new tab",
+            "inspect" => ", its summary read (not loads)",
             _ => "",
         },
         at(0.5).as_secs_f64() * 1e3,
