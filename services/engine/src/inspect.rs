@@ -106,6 +106,20 @@ pub(crate) fn is_hidden(node: &Node, tag: &str) -> bool {
         .is_some_and(|styles| styles.clone_display().is_none())
 }
 
+/// Calls `f` on every element under `id` (pre-order, iterative).
+pub(crate) fn walk_elements(doc: &BaseDocument, id: NodeId, f: &mut impl FnMut(&Node)) {
+    let mut stack = vec![id];
+    while let Some(id) = stack.pop() {
+        let Some(node) = doc.get_node(id) else {
+            continue;
+        };
+        if node.is_element() {
+            f(node);
+        }
+        stack.extend(node.children.iter().rev().copied());
+    }
+}
+
 /// Whether `ancestor` is `node` or one of its ancestors.
 pub(crate) fn is_inclusive_ancestor(doc: &BaseDocument, ancestor: NodeId, node: NodeId) -> bool {
     let mut current = Some(node);

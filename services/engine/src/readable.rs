@@ -22,7 +22,7 @@ use blitz_dom::node::{Node, NodeData};
 use blitz_dom::{BaseDocument, NodeId};
 
 use crate::bindings::exports::fleet::engine::page::Readable;
-use crate::inspect::{self, attr, collapse_whitespace};
+use crate::inspect::{self, attr, collapse_whitespace, walk_elements};
 
 /// Shortest text that counts as a paragraph of prose, characters.
 const MIN_PARAGRAPH_CHARS: usize = 25;
@@ -436,20 +436,6 @@ impl Metas {
                 .find(|(key, _)| key == k)
                 .map(|(_, content)| content.clone())
         })
-    }
-}
-
-/// Calls `f` on every element under `id` (pre-order, iterative).
-fn walk_elements(doc: &BaseDocument, id: NodeId, f: &mut impl FnMut(&Node)) {
-    let mut stack = vec![id];
-    while let Some(id) = stack.pop() {
-        let Some(node) = doc.get_node(id) else {
-            continue;
-        };
-        if node.is_element() {
-            f(node);
-        }
-        stack.extend(node.children.iter().rev().copied());
     }
 }
 

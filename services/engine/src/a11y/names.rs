@@ -9,7 +9,7 @@ use blitz_dom::node::{Node, NodeData};
 use blitz_dom::{BaseDocument, NodeId};
 
 use super::roles::{input_type, is_hidden, tag};
-use crate::inspect::{attr, collapse_whitespace};
+use crate::inspect::{attr, collapse_whitespace, walk_elements};
 
 /// Longest accessible name kept, characters.
 pub(super) const MAX_NAME_CHARS: usize = 200;
@@ -88,18 +88,13 @@ impl Labels {
     fn naming(&self, doc: &BaseDocument, id: &str) -> &[NodeId] {
         let by_for = self.by_for.get_or_init(|| {
             let mut by_for: HashMap<String, Vec<NodeId>> = HashMap::new();
-            let mut stack = vec![doc.root_node().id];
-            while let Some(at) = stack.pop() {
-                let Some(node) = doc.get_node(at) else {
-                    continue;
-                };
+            walk_elements(doc, doc.root_node().id, &mut |node| {
                 if tag(node) == "label"
                     && let Some(target) = attr(node, "for")
                 {
-                    by_for.entry(target.to_owned()).or_default().push(at);
+                    by_for.entry(target.to_owned()).or_default().push(node.id);
                 }
-                stack.extend(node.children.iter().rev().copied());
-            }
+            });
             by_for
         });
         by_for.get(id).map_or(&[], Vec::as_slice)
