@@ -166,3 +166,39 @@ async fn a_walk_of_the_tree_keeps_no_child_list_but_a_held_list_stays_the_same_o
     );
     Ok(())
 }
+
+/// `forEach` on a live child list runs as Array.prototype.forEach does on it
+/// (its fast path skips the proxy's traps, not the semantics): the length is
+/// read once, each index is read as the tree is at that step and skipped once
+/// gone, the callback gets (node, index, list) and `thisArg`. A callback that
+/// is not a function throws a TypeError, Array.prototype.forEach called on the
+/// list still works, and a page's own NodeList.prototype.forEach is the one
+/// that runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn for_each_over_a_live_child_list_sees_the_tree_as_each_step_finds_it() -> anyhow::Result<()>
+{
+    let page = "<!doctype html><title>f</title><p id=out>not run</p><div id=box><i></i><b></b><u></u></div><div id=two><p></p><q></q></div><script>
+        const box = document.getElementById('box'), two = document.getElementById('two');
+        const seen = [];
+        box.childNodes.forEach(function (n, i, list) {
+          seen.push(n.nodeName + i + (list === box.childNodes) + this.tag);
+          if (i === 0) box.appendChild(document.createElement('s'));
+          if (i === 1) box.removeChild(box.firstChild);
+        }, { tag: 'T' });
+        two.childNodes.forEach((n, i) => { seen.push(n.nodeName + i); if (i === 0) { two.removeChild(two.lastChild); two.removeChild(two.lastChild); } });
+        try { box.childNodes.forEach(null); seen.push('no throw'); } catch (e) { seen.push(e instanceof TypeError); }
+        Array.prototype.forEach.call(box.childNodes, (n) => seen.push(n.nodeName));
+        const kept = NodeList.prototype.forEach;
+        NodeList.prototype.forEach = function () { seen.push('own'); };
+        box.childNodes.forEach(() => seen.push('array'));
+        NodeList.prototype.forEach = kept;
+        out.textContent = seen.join(' ');
+        </script>";
+    let (text, console, _) = load_text(page).await?;
+    let first_line = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        first_line, "I0trueT B1trueT S2trueT P0 true B U S own",
+        "console {console:?}"
+    );
+    Ok(())
+}

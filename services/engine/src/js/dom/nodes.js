@@ -281,7 +281,13 @@
     set value(v) { this._el.setAttribute(this._attr, toText(v)); }
     supports(token) { throw new TypeError(`DOMTokenList has no supported tokens (${toText(token)}).`); }
     item(i) { return this._get()[i] || null; }
-    contains(t) { return this._get().includes(String(t)); }
+    // Most asks are of a class the element does not have: its attribute not
+    // holding the text at all says so without splitting it.
+    contains(t) {
+      const token = String(t);
+      const value = this._el.getAttribute(this._attr);
+      return value !== null && value.includes(token) && splitTokens(value).includes(token);
+    }
     add(...tokens) { const l = this._get(); for (const t of tokens) if (!l.includes(String(t))) l.push(String(t)); this._set(l); }
     remove(...tokens) { this._set(this._get().filter((t) => !tokens.map(String).includes(t))); }
     toggle(t, force = undefined) {
@@ -354,11 +360,16 @@
   // functions, so a list costs its proxy, its target and this state, and no
   // closures of its own.
   const LIVE = Symbol('live');
+  // A child list's first read skips the digest: it wraps the children
+  // anyway, and a tree walk reads each list once (QuickJS frees a list no one
+  // holds at once, so the next walk makes it again). Its digest is read at
+  // the first change after, which wraps the children once more.
   const liveNow = (state) => {
     const v = native.domVersion();
     if (v !== state.version) {
+      const fresh = state.version === -1;
       state.version = v;
-      if (state.signature !== null) {
+      if (state.signature !== null && !fresh) {
         const sig = state.signature(state.of);
         if (sig === state.sig && state.list !== null) return state.list;
         state.sig = sig;
@@ -367,9 +378,33 @@
     }
     return state.list;
   };
+  // `forEach` on a live collection, as Array.prototype.forEach runs it on
+  // the proxy (the length read once, then each index still present visited
+  // as the tree is then) without its two traps per index: a recursive
+  // `node.childNodes.forEach` over a page (Sphinx's search highlight) spent
+  // more than a quarter of its time in them. Called on anything else, it is
+  // Array.prototype.forEach.
+  const arrayForEach = Array.prototype.forEach;
+  const apply = Reflect.apply;
+  const liveForEach = function forEach(callback, thisArg) {
+    const state = this === null || this === undefined ? undefined : this[LIVE];
+    if (state === undefined) return apply(arrayForEach, this, [callback, thisArg]);
+    if (typeof callback !== 'function') throw new TypeError('not a function');
+    const length = liveNow(state).length;
+    for (let i = 0; i < length; i++) {
+      const list = liveNow(state);
+      if (i < list.length) apply(callback, thisArg, [list[i], i, this]);
+    }
+    return undefined;
+  };
   const liveHandler = {
     get(target, key, receiver) {
       if (key === 'length') return liveNow(target[LIVE]).length;
+      if (key === 'forEach') {
+        // A page that put its own forEach on NodeList.prototype keeps it.
+        const own = Reflect.get(target, key, receiver);
+        return own === arrayForEach ? liveForEach : own;
+      }
       if (isIndex(key)) return liveNow(target[LIVE])[Number(key)];
       return Reflect.get(target, key, receiver);
     },
