@@ -202,3 +202,33 @@ async fn for_each_over_a_live_child_list_sees_the_tree_as_each_step_finds_it() -
     );
     Ok(())
 }
+
+/// A selector the page asks again (the session keeps parsed selectors) is
+/// matched against the tree as it is now, a bad one throws a SyntaxError every
+/// time, and after more distinct selectors than are kept the first still
+/// answers right; `classList.contains` answers for whole tokens only.
+#[tokio::test(flavor = "multi_thread")]
+async fn selectors_asked_again_match_the_tree_as_it_is_now() -> anyhow::Result<()> {
+    let page = "<!doctype html><title>s</title><p id=out>not run</p><div id=box class='ab x\ty'><i></i><b></b></div><script>
+        const box = document.getElementById('box'), i = box.firstChild;
+        const seen = [];
+        for (let k = 0; k < 2; k++) {
+          seen.push(document.querySelectorAll('div > i, b').length, box.matches('div#box'), i.matches('b'), i.closest('div') === box, document.querySelector('u') === null);
+          box.appendChild(document.createElement('b')).appendChild(document.createElement('u'));
+          try { document.querySelector('div >'); seen.push('no throw'); } catch (e) { seen.push(e.name); }
+        }
+        for (let n = 0; n < 100; n++) document.querySelectorAll('i, .c' + n);
+        seen.push(document.querySelectorAll('div > i, b').length);
+        const c = box.classList;
+        seen.push([c.contains('a'), c.contains('ab'), c.contains('y'), c.contains(''), c.contains('x y')].join());
+        out.textContent = seen.join(' ');
+        </script>";
+    let (text, console, _) = load_text(page).await?;
+    let first_line = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        first_line,
+        "2 true false true true SyntaxError 3 true false true false SyntaxError 4 false,true,true,false,false",
+        "console {console:?}"
+    );
+    Ok(())
+}

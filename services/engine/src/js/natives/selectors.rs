@@ -1,9 +1,51 @@
 //! Natives for selectors: `querySelector(All)`, `matches` and `closest`,
-//! answered on the Blitz document.
+//! answered on the Blitz document, and the session's parsed selectors.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use blitz_dom::BaseDocument;
 use rquickjs::{Ctx, Exception, Function, Object, Result};
+use selectors::SelectorList;
+use style::selector_parser::SelectorImpl;
 
 use super::{from_id, live, live_element, with_doc};
+
+/// How many parsed selector lists a session keeps; past it the cache starts
+/// again empty. Pages ask the same few selectors again and again (Sphinx's
+/// search highlight asks `matches("button, select, textarea")` of every
+/// element; Sizzle, jQuery's engine, its own queries), and Stylo's parse of
+/// one cost more than its match.
+const PARSED_SELECTORS: usize = 64;
+/// Longer selectors are parsed on every call, not kept.
+const KEPT_SELECTOR_CHARS: usize = 1024;
+
+thread_local! {
+    /// Parsed selector lists by their text. A parse depends on the text alone
+    /// (no namespaces; the document's URL only gates browser-internal
+    /// pseudo-classes), so the lists serve every document of the session.
+    static PARSED: RefCell<HashMap<String, SelectorList<SelectorImpl>>> =
+        RefCell::new(HashMap::new());
+}
+
+/// `selector` parsed, from the cache if it was parsed before; `None` if it is
+/// not a valid selector list (not kept: a page rarely asks one twice).
+fn parsed(doc: &BaseDocument, selector: &str) -> Option<SelectorList<SelectorImpl>> {
+    if let Some(list) = PARSED.with(|kept| kept.borrow().get(selector).cloned()) {
+        return Some(list);
+    }
+    let list = doc.try_parse_selector_list(selector).ok()?;
+    if selector.len() <= KEPT_SELECTOR_CHARS {
+        PARSED.with(|kept| {
+            let mut kept = kept.borrow_mut();
+            if kept.len() >= PARSED_SELECTORS {
+                kept.clear();
+            }
+            kept.insert(selector.to_owned(), list.clone());
+        });
+    }
+    Some(list)
+}
 
 fn syntax_error<'js>(ctx: &Ctx<'js>, selector: &str) -> rquickjs::Error {
     Exception::throw_dom(
@@ -28,9 +70,8 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(scope) = live(doc, scope) else {
                 return Ok(None);
             };
-            doc.query_selector_in(scope, &selector)
-                .map(|found| found.map(from_id))
-                .map_err(|_| syntax_error(&ctx, &selector))
+            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            Ok(doc.query_selector_in_raw(scope, &list).map(from_id))
         })
     });
     def!("querySelectorAll", |ctx: Ctx<'js>,
@@ -41,9 +82,12 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(scope) = live(doc, scope) else {
                 return Ok(Vec::new());
             };
-            doc.query_selector_all_in(scope, &selector)
-                .map(|found| found.into_iter().map(from_id).collect())
-                .map_err(|_| syntax_error(&ctx, &selector))
+            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            Ok(doc
+                .query_selector_all_in_raw(scope, &list)
+                .into_iter()
+                .map(from_id)
+                .collect())
         })
     });
     def!("matches", |ctx: Ctx<'js>,
@@ -54,8 +98,10 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(id) = live_element(doc, id) else {
                 return Ok(false);
             };
-            doc.matches_selector(id, &selector)
-                .map_err(|_| syntax_error(&ctx, &selector))
+            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            Ok(doc
+                .get_node(id)
+                .is_some_and(|node| node.matches_selector_raw(&list)))
         })
     });
     def!("closest", |ctx: Ctx<'js>,
@@ -66,9 +112,11 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(id) = live_element(doc, id) else {
                 return Ok(None);
             };
-            doc.closest(id, &selector)
-                .map(|found| found.map(from_id))
-                .map_err(|_| syntax_error(&ctx, &selector))
+            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            Ok(doc
+                .get_node(id)
+                .and_then(|node| node.closest_raw(&list))
+                .map(from_id))
         })
     });
     Ok(())
