@@ -15,21 +15,22 @@
   // ones being the slot's generation, which the wrapper's own id is checked
   // against. A document numbers its slots from 0, so the array stays dense:
   // 8 bytes a slot where a Map entry cost ≈50 a node, and a script that walks
-  // a large tree wraps every node.
-  const SLOTS = 4294967296;
+  // a large tree wraps every node. The slot is `id >>> 0`, the id modulo
+  // 2^32 for any id (a whole number below 2^53), where `id % 2 ** 32` was a
+  // call to fmod in QuickJS on every wrapper lookup.
   const wrappers = {
     slots: [],
     get(id) {
-      const node = this.slots[id % SLOTS];
+      const node = this.slots[id >>> 0];
       return node !== undefined && node[ID] === id ? node : undefined;
     },
     set(id, node) {
-      const slot = id % SLOTS;
+      const slot = id >>> 0;
       while (this.slots.length < slot) this.slots.push(undefined);
       this.slots[slot] = node;
     },
     delete(id) {
-      const slot = id % SLOTS;
+      const slot = id >>> 0;
       if (this.get(id) !== undefined) this.slots[slot] = undefined;
     },
   };
