@@ -1,8 +1,9 @@
 //! What scripts pay to cross into the DOM, and what the shortcuts that make it
 //! cheap must not change: node wrappers are kept in an array by node slot,
 //! token lists are made once per element, child lists are held only while
-//! the page holds them (or just read them), and the base URL `href` reads
-//! resolve against is kept until the tree changes.
+//! the page holds them (or just read them), a live list's `forEach` skips the
+//! proxy, selectors are parsed once per session, and the base URL `href`
+//! reads resolve against is kept until the tree changes.
 
 use std::time::Duration;
 
@@ -17,6 +18,15 @@ async fn load_text(html: &str) -> anyhow::Result<(String, Vec<String>, Settle)> 
     let summary = tab.load(Source::Html(html.into()), BUDGET).await?;
     let console = summary.console.iter().map(|c| c.text.clone()).collect();
     Ok((summary.text, console, summary.settle))
+}
+
+/// Loads `page` and checks the first line of its text (what its script
+/// wrote), showing the console's messages if it differs.
+async fn assert_first_line(page: &str, expected: &str) -> anyhow::Result<()> {
+    let (text, console, _) = load_text(page).await?;
+    let first_line = text.lines().next().unwrap_or_default();
+    assert_eq!(first_line, expected, "console {console:?}");
+    Ok(())
 }
 
 /// QuickJS picked a Map bucket from the low bits of a number key's hash,
@@ -128,13 +138,7 @@ async fn live_child_lists_follow_their_own_children_through_edits_elsewhere() ->
         seen.push(names(kids), kids.length, kids[0].nodeType);
         out.textContent = seen.join(' ');
         </script>";
-    let (text, console, _) = load_text(page).await?;
-    let first_line = text.lines().next().unwrap_or_default();
-    assert_eq!(
-        first_line, "I.B U I.B U.S B U.S.I EM #text 1 3",
-        "console {console:?}"
-    );
-    Ok(())
+    assert_first_line(page, "I.B U I.B U.S B U.S.I EM #text 1 3").await
 }
 
 /// Reading every element's `childNodes` (as a script that walks the tree
@@ -158,13 +162,7 @@ async fn a_walk_of_the_tree_keeps_no_child_list_but_a_held_list_stays_the_same_o
         const same = held === first.childNodes && kids === box.children && first.childNodes === first.childNodes;
         setTimeout(() => { out.textContent = 'walked ' + walked + ' same ' + same + ' live ' + held.length + ' finalized ' + (finalized > 1500); }, 0);
         </script>";
-    let (text, console, _) = load_text(page).await?;
-    let first_line = text.lines().next().unwrap_or_default();
-    assert_eq!(
-        first_line, "walked 4000 same true live 2 finalized true",
-        "console {console:?}"
-    );
-    Ok(())
+    assert_first_line(page, "walked 4000 same true live 2 finalized true").await
 }
 
 /// `forEach` on a live child list runs as Array.prototype.forEach does on it
@@ -194,13 +192,7 @@ async fn for_each_over_a_live_child_list_sees_the_tree_as_each_step_finds_it() -
         NodeList.prototype.forEach = kept;
         out.textContent = seen.join(' ');
         </script>";
-    let (text, console, _) = load_text(page).await?;
-    let first_line = text.lines().next().unwrap_or_default();
-    assert_eq!(
-        first_line, "I0trueT B1trueT S2trueT P0 true B U S own",
-        "console {console:?}"
-    );
-    Ok(())
+    assert_first_line(page, "I0trueT B1trueT S2trueT P0 true B U S own").await
 }
 
 /// A selector the page asks again (the session keeps parsed selectors) is
@@ -223,12 +215,5 @@ async fn selectors_asked_again_match_the_tree_as_it_is_now() -> anyhow::Result<(
         seen.push([c.contains('a'), c.contains('ab'), c.contains('y'), c.contains(''), c.contains('x y')].join());
         out.textContent = seen.join(' ');
         </script>";
-    let (text, console, _) = load_text(page).await?;
-    let first_line = text.lines().next().unwrap_or_default();
-    assert_eq!(
-        first_line,
-        "2 true false true true SyntaxError 3 true false true false SyntaxError 4 false,true,true,false,false",
-        "console {console:?}"
-    );
-    Ok(())
+    assert_first_line(page, "2 true false true true SyntaxError 3 true false true false SyntaxError 4 false,true,true,false,false").await
 }
