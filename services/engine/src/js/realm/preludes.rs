@@ -50,6 +50,7 @@ const BOOTSTRAP: Prelude = (
         include_str!("../dom/console.js"),
         include_str!("../dom/events.js"),
         include_str!("../dom/nodes.js"),
+        include_str!("../dom/collections.js"),
         include_str!("../dom/elements.js"),
         include_str!("../dom/controls.js"),
         include_str!("../dom/more-elements.js"),
