@@ -28,13 +28,19 @@ thread_local! {
         RefCell::new(HashMap::new());
 }
 
-/// `selector` parsed, from the cache if it was parsed before; `None` if it is
-/// not a valid selector list (not kept: a page rarely asks one twice).
-fn parsed(doc: &BaseDocument, selector: &str) -> Option<SelectorList<SelectorImpl>> {
+/// `selector` parsed, from the cache if it was parsed before; a SyntaxError
+/// if it is not a valid selector list (not kept: a page rarely asks one twice).
+fn parsed<'js>(
+    ctx: &Ctx<'js>,
+    doc: &BaseDocument,
+    selector: &str,
+) -> Result<SelectorList<SelectorImpl>> {
     if let Some(list) = PARSED.with(|kept| kept.borrow().get(selector).cloned()) {
-        return Some(list);
+        return Ok(list);
     }
-    let list = doc.try_parse_selector_list(selector).ok()?;
+    let list = doc
+        .try_parse_selector_list(selector)
+        .map_err(|_| syntax_error(ctx, selector))?;
     if selector.len() <= KEPT_SELECTOR_CHARS {
         PARSED.with(|kept| {
             let mut kept = kept.borrow_mut();
@@ -44,7 +50,7 @@ fn parsed(doc: &BaseDocument, selector: &str) -> Option<SelectorList<SelectorImp
             kept.insert(selector.to_owned(), list.clone());
         });
     }
-    Some(list)
+    Ok(list)
 }
 
 fn syntax_error<'js>(ctx: &Ctx<'js>, selector: &str) -> rquickjs::Error {
@@ -70,7 +76,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(scope) = live(doc, scope) else {
                 return Ok(None);
             };
-            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            let list = parsed(&ctx, doc, &selector)?;
             Ok(doc.query_selector_in_raw(scope, &list).map(from_id))
         })
     });
@@ -82,7 +88,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(scope) = live(doc, scope) else {
                 return Ok(Vec::new());
             };
-            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            let list = parsed(&ctx, doc, &selector)?;
             Ok(doc
                 .query_selector_all_in_raw(scope, &list)
                 .into_iter()
@@ -98,7 +104,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(id) = live_element(doc, id) else {
                 return Ok(false);
             };
-            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            let list = parsed(&ctx, doc, &selector)?;
             Ok(doc
                 .get_node(id)
                 .is_some_and(|node| node.matches_selector_raw(&list)))
@@ -112,7 +118,7 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let Some(id) = live_element(doc, id) else {
                 return Ok(None);
             };
-            let list = parsed(doc, &selector).ok_or_else(|| syntax_error(&ctx, &selector))?;
+            let list = parsed(&ctx, doc, &selector)?;
             Ok(doc
                 .get_node(id)
                 .and_then(|node| node.closest_raw(&list))
