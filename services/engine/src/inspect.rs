@@ -97,9 +97,18 @@ pub(crate) fn attr_of<'a>(el: &'a ElementData, name: &str) -> Option<&'a str> {
         .map(|a| a.value.as_str())
 }
 
+/// Whether an element has the `hidden` attribute. Every walk of a summary
+/// asks this of every element, so it compares interned names rather than
+/// reading each attribute's name as a string.
+pub(crate) fn has_hidden_attr(node: &Node) -> bool {
+    let hidden = blitz_dom::local_name!("hidden");
+    node.attrs()
+        .is_some_and(|attrs| attrs.iter().any(|a| a.name.local == hidden))
+}
+
 /// Whether an element is hidden by markup or by its computed `display`.
 pub(crate) fn is_hidden(node: &Node, tag: &str) -> bool {
-    if SKIPPED.contains(&tag) || attr(node, "hidden").is_some() {
+    if SKIPPED.contains(&tag) || has_hidden_attr(node) {
         return true;
     }
     node.primary_styles()
@@ -282,7 +291,7 @@ fn collect_frames(doc: &BaseDocument, out: &mut Vec<Frame>) {
             // An iframe is "skipped" for text (its own content is not the
             // page's), so only its style and `hidden` say it is not shown.
             let not_shown = if tag == "iframe" {
-                attr(node, "hidden").is_some()
+                has_hidden_attr(node)
                     || node
                         .primary_styles()
                         .is_some_and(|s| s.clone_display().is_none())

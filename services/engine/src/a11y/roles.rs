@@ -6,7 +6,7 @@ use blitz_dom::node::Node;
 use style::computed_values::visibility::T as Visibility;
 
 use super::NEVER;
-use crate::inspect::attr;
+use crate::inspect::{attr, has_hidden_attr};
 
 pub(super) fn tag(node: &Node) -> &str {
     node.element_data().map(|el| &*el.name.local).unwrap_or("")
@@ -15,7 +15,7 @@ pub(super) fn tag(node: &Node) -> &str {
 /// Whether an element is not rendered or hidden from assistive technology.
 pub(crate) fn is_hidden(node: &Node) -> bool {
     if NEVER.contains(&tag(node))
-        || attr(node, "hidden").is_some()
+        || has_hidden_attr(node)
         || attr(node, "aria-hidden") == Some("true")
     {
         return true;

@@ -98,10 +98,56 @@ impl TextWriter {
         transform.push(c, word_start, &mut |c| self.push(c));
     }
 
+    /// Push `s` whole, or as much of it as the cap leaves room for.
+    fn push_str(&mut self, s: &str) {
+        let room = self.cap.saturating_sub(self.chars);
+        if room == 0 {
+            return;
+        }
+        // A string of at most `room` bytes has at most `room` characters.
+        let taken = if s.len() <= room {
+            s
+        } else {
+            &s[..s.char_indices().nth(room).map_or(s.len(), |(i, _)| i)]
+        };
+        self.out.push_str(taken);
+        self.chars += taken.chars().count();
+    }
+
+    /// Collapsed text with no transform, the common case, a word at a time:
+    /// the same steps as [`TextWriter::text`] takes a character at a time (a
+    /// word's later characters find nothing pending), without them.
+    fn collapsed_words(&mut self, text: &str) {
+        let mut rest = text;
+        loop {
+            let word = rest.trim_start_matches(is_space);
+            if word.len() != rest.len() {
+                self.pending_space = true;
+            }
+            if word.is_empty() {
+                return;
+            }
+            let end = word.find(is_space).unwrap_or(word.len());
+            self.flush_pending();
+            self.push_str(&word[..end]);
+            self.line_has_content = true;
+            rest = &word[end..];
+        }
+    }
+
     fn text(&mut self, text: &str, space: Space, transform: Transform) {
         let transform = transform.for_text(text);
+        if space == Space::Collapse && transform == Transform::None {
+            self.collapsed_words(text);
+        } else {
+            self.each_char(text, space, transform);
+        }
+    }
+
+    /// Text under any white-space rule and transform, a character at a time.
+    fn each_char(&mut self, text: &str, space: Space, transform: Transform) {
         for c in text.chars() {
-            let is_space = matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}');
+            let blank = is_space(c);
             match space {
                 Space::Preserve if c == '\r' => {}
                 Space::Preserve | Space::PreserveBreaks if c == '\n' => {
@@ -115,7 +161,7 @@ impl TextWriter {
                     self.push_content(c, transform);
                     self.line_has_content = true;
                 }
-                _ if is_space => self.pending_space = true,
+                _ if blank => self.pending_space = true,
                 _ => {
                     self.flush_pending();
                     self.push_content(c, transform);
@@ -155,6 +201,11 @@ impl TextWriter {
             trimmed.to_owned()
         }
     }
+}
+
+/// White space as `innerText` collapses it.
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}')
 }
 
 /// A `<select>`'s text as Chromium's `innerText` reads it: each option's
@@ -328,5 +379,52 @@ fn walk_text(
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts as pages have them: runs of every kind of white space, words
+    /// of several bytes a character, and texts that are only white space.
+    const TEXTS: [&str; 8] = [
+        "  Hello,\t wörld \n",
+        "naïve café",
+        "\u{c}\r\n ",
+        "",
+        "日本語 のテキスト  end",
+        "a",
+        " b c ",
+        "🙂x 🙂",
+    ];
+
+    /// Writes every text, with a block boundary after every third, through
+    /// `write` into a writer capped at `cap`.
+    fn written(cap: usize, write: fn(&mut TextWriter, &str)) -> String {
+        let mut w = TextWriter::new(cap);
+        for (i, text) in TEXTS.iter().enumerate() {
+            write(&mut w, text);
+            if i % 3 == 2 {
+                w.breaks(1);
+            }
+        }
+        w.finish()
+    }
+
+    #[test]
+    fn collapsed_text_read_a_word_at_a_time_is_what_a_character_at_a_time_reads() {
+        let whole = written(usize::MAX, |w, t| {
+            w.each_char(t, Space::Collapse, Transform::None)
+        });
+        assert_eq!(
+            whole,
+            "Hello, wörld naïve café\n日本語 のテキスト enda\nb c 🙂x 🙂"
+        );
+        for cap in 0..=whole.chars().count() + 1 {
+            let slow = written(cap, |w, t| w.each_char(t, Space::Collapse, Transform::None));
+            let fast = written(cap, TextWriter::collapsed_words);
+            assert_eq!(fast, slow, "capped at {cap} characters");
+        }
     }
 }
