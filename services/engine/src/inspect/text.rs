@@ -115,23 +115,20 @@ impl TextWriter {
     }
 
     /// Collapsed text with no transform, the common case, a word at a time:
-    /// the same steps as [`TextWriter::text`] takes a character at a time (a
-    /// word's later characters find nothing pending), without them.
+    /// the same steps as [`TextWriter::each_char`] takes a character at a
+    /// time (a word's later characters find nothing pending), without them.
     fn collapsed_words(&mut self, text: &str) {
-        let mut rest = text;
-        loop {
-            let word = rest.trim_start_matches(is_space);
-            if word.len() != rest.len() {
+        let blank = |c: char| c.is_ascii_whitespace();
+        for (i, word) in text.split_ascii_whitespace().enumerate() {
+            if i > 0 || text.starts_with(blank) {
                 self.pending_space = true;
             }
-            if word.is_empty() {
-                return;
-            }
-            let end = word.find(is_space).unwrap_or(word.len());
             self.flush_pending();
-            self.push_str(&word[..end]);
+            self.push_str(word);
             self.line_has_content = true;
-            rest = &word[end..];
+        }
+        if text.ends_with(blank) {
+            self.pending_space = true;
         }
     }
 
@@ -147,7 +144,7 @@ impl TextWriter {
     /// Text under any white-space rule and transform, a character at a time.
     fn each_char(&mut self, text: &str, space: Space, transform: Transform) {
         for c in text.chars() {
-            let blank = is_space(c);
+            let blank = c.is_ascii_whitespace();
             match space {
                 Space::Preserve if c == '\r' => {}
                 Space::Preserve | Space::PreserveBreaks if c == '\n' => {
@@ -201,11 +198,6 @@ impl TextWriter {
             trimmed.to_owned()
         }
     }
-}
-
-/// White space as `innerText` collapses it.
-fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}')
 }
 
 /// A `<select>`'s text as Chromium's `innerText` reads it: each option's
