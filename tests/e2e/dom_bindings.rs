@@ -2,8 +2,9 @@
 //! cheap must not change: node wrappers are kept in an array by node slot,
 //! token lists are made once per element, child lists are held only while
 //! the page holds them (or just read them), a live list's `forEach` skips the
-//! proxy, selectors are parsed once per session, and the base URL `href`
-//! reads resolve against is kept until the tree changes.
+//! proxy, a text node's child list is one frozen empty list, selectors are
+//! parsed once per session, and the base URL `href` reads resolve against is
+//! kept until the tree changes.
 
 use std::time::Duration;
 
@@ -218,4 +219,56 @@ async fn selectors_asked_again_match_the_tree_as_it_is_now() -> anyhow::Result<(
         out.textContent = seen.join(' ');
         </script>";
     assert_first_line(page, "2 true false true true SyntaxError 3 true false true false SyntaxError 4 false,true,true,false,false").await
+}
+
+/// A text or comment node's child list is empty, a NodeList, the same object
+/// at each read and frozen (it is shared, so a page cannot push into it), and
+/// such a node refuses a child with a HierarchyRequestError, as in Chromium,
+/// leaving the tree as it was. The same page in Chromium prints the same line.
+#[tokio::test(flavor = "multi_thread")]
+async fn text_and_comment_nodes_have_no_children_and_refuse_one() -> anyhow::Result<()> {
+    let page = "<!doctype html><title>t</title><p id=out>not run</p><div id=box>hi<!--c--></div><script>
+        const box = document.getElementById('box'), t = box.firstChild, c = box.lastChild;
+        const seen = [t.childNodes.length, t.childNodes === t.childNodes, t.childNodes instanceof NodeList, t.hasChildNodes(), c.childNodes.length];
+        for (const parent of [t, c, document.createTextNode('x')]) {
+          try { parent.appendChild(document.createElement('b')); seen.push('no throw'); } catch (e) { seen.push(e.name); }
+        }
+        try { t.childNodes.push(box); seen.push('pushed'); } catch (e) { seen.push(e instanceof TypeError); }
+        seen.push(t.childNodes.length, box.childNodes.length, document.getElementsByTagName('b').length, t.data);
+        out.textContent = seen.join(' ');
+        </script>";
+    assert_first_line(
+        page,
+        "0 true true false 0 HierarchyRequestError HierarchyRequestError HierarchyRequestError true 0 2 0 hi",
+    )
+    .await
+}
+
+/// Only a canonical array index ("0", "17") reads a live list's item: "01",
+/// "1e0", "1 ", " 1", "1.0", "+1", "-1", past the end and past the largest
+/// index read nothing. An element's `style` reads its declarations by index
+/// and by name, and what `getComputedStyle` returns (all of them sharing one
+/// handler) reads resolved values and refuses a write. The same page in
+/// Chromium prints the same line.
+#[tokio::test(flavor = "multi_thread")]
+async fn lists_read_only_canonical_indices_and_style_declarations_read_by_name()
+-> anyhow::Result<()> {
+    let page = "<!doctype html><title>t</title><p id=out>not run</p><div id=box style='color: red; margin-left: 2px'><i></i><b></b><u></u></div><script>
+        const box = document.getElementById('box'), kids = box.childNodes;
+        const seen = [kids[0].nodeName, kids['1'].nodeName, kids[2].nodeName];
+        for (const key of ['01', '1e0', '1 ', ' 1', '1.0', '+1', '-1', '3', '4294967295', '99999999999']) seen.push(String(kids[key]));
+        const style = box.style, computed = getComputedStyle(box);
+        seen.push(style[0], style['1'], style.marginLeft, computed.display, computed.marginLeft, computed.getPropertyValue('color'), computed.cssFloat);
+        try { computed.color = 'blue'; seen.push('set'); } catch (e) { seen.push(e.name); }
+        seen.push(getComputedStyle(document.createElement('div')).display === '');
+        out.textContent = seen.join(' ');
+        </script>";
+    let nothing = ["undefined"; 10].join(" ");
+    assert_first_line(
+        page,
+        &format!(
+            "I B U {nothing} color margin-left 2px block 2px rgb(255, 0, 0) none NoModificationAllowedError true"
+        ),
+    )
+    .await
 }

@@ -103,22 +103,30 @@
     'margin-left': (m) => m[10], 'margin-top': (m) => m[11], 'margin-right': (m) => m[12], 'margin-bottom': (m) => m[13],
   };
   const px = (n) => `${Math.round(n * 1000) / 1000}px`;
+  // '' for an element without styles (Stylo's value is null).
   const resolvedStyle = (el, name) => {
+    const value = native.computedStyle(el[ID], name);
+    if (value === null) return '';
     const layout = LAYOUT_PROPS[name];
     if (layout) {
       const m = native.boxMetrics(el[ID]);
       if (m) return px(layout(m, native.computedStyle(el[ID], 'box-sizing')));
     }
-    return toText(native.computedStyle(el[ID], name));
+    return toText(value);
   };
   const readOnlyStyle = () => { throw new DOMException("Failed to set a property on 'CSSStyleDeclaration': These styles are computed, and therefore read-only.", 'NoModificationAllowedError'); };
-  const computedStyle = (el) => declarationProxy({
-    read: (name) => (native.computedStyle(el[ID], name) === null ? '' : resolvedStyle(el, name)),
-    write: readOnlyStyle,
-    names: () => [],
-    text: () => '',
-    setText: readOnlyStyle,
-  });
+  // What getComputedStyle returns reads through methods shared by all: a
+  // script that asks every element for its `display` made five closures an
+  // element.
+  class ComputedDeclarations {
+    constructor(el) { this.el = el; }
+    read(name) { return resolvedStyle(this.el, name); }
+    names() { return []; }
+    text() { return ''; }
+  }
+  ComputedDeclarations.prototype.write = readOnlyStyle;
+  ComputedDeclarations.prototype.setText = readOnlyStyle;
+  const computedStyle = (el) => declarationProxy(new ComputedDeclarations(el));
 
   // A new comment node (Blitz makes comments only by parsing), detached.
   const commentId = (text) => {

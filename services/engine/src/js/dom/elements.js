@@ -88,19 +88,25 @@
   // returns) is a Proxy over an object of CSSStyleDeclaration.prototype that
   // holds its backing store in a slot: the methods live on the prototype, as
   // in browsers, and property names (`style.color`) reach the store.
+  // All declarations share one handler, which finds the store on the target:
+  // a script that reads `getComputedStyle(el).display` of every element made
+  // a handler and its two closures for each.
   const DECL = Symbol('declarations');
-  const declarationProxy = (decl) => new Proxy(Object.defineProperty(Object.create(CSSStyleDeclaration.prototype), DECL, { value: decl }), {
+  const declarationHandler = {
     get(target, key, receiver) {
       if (typeof key !== 'string' || key in target) return Reflect.get(target, key, receiver);
-      if (isIndex(key)) return decl.names()[Number(key)];
+      const decl = target[DECL];
+      const index = arrayIndex(key);
+      if (index >= 0) return decl.names()[index];
       return decl.read(key === 'cssFloat' ? 'float' : kebab(key));
     },
     set(target, key, value, receiver) {
       if (typeof key !== 'string' || key in target) return Reflect.set(target, key, value, receiver);
-      decl.write(key === 'cssFloat' ? 'float' : kebab(key), value === null ? '' : value);
+      target[DECL].write(key === 'cssFloat' ? 'float' : kebab(key), value === null ? '' : value);
       return true;
     },
-  });
+  };
+  const declarationProxy = (decl) => new Proxy(Object.defineProperty(Object.create(CSSStyleDeclaration.prototype), DECL, { value: decl }), declarationHandler);
   Object.defineProperties(CSSStyleDeclaration.prototype, Object.getOwnPropertyDescriptors({
     getPropertyValue(property) { return this[DECL].read(toText(property).toLowerCase()); },
     getPropertyPriority(property) { void property; return ''; },

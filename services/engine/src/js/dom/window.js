@@ -251,7 +251,8 @@
   // out: ids are a hash lookup.)
   const namedElement = (key) => {
     if (typeof key !== 'string' || key === '') return undefined;
-    if (isIndex(key)) { const frame = frameElements()[Number(key)]; return frame ? frameWindow(frame) || undefined : undefined; }
+    const index = arrayIndex(key);
+    if (index >= 0) { const frame = frameElements()[index]; return frame ? frameWindow(frame) || undefined : undefined; }
     return document.getElementById(key) || undefined;
   };
   Object.defineProperty(Window.prototype, Symbol.toStringTag, { value: 'Window', configurable: true });

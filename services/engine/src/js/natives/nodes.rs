@@ -175,6 +175,18 @@ pub(super) fn install<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> Result<()> {
             let (Some(parent), Some(child)) = (live(doc, parent), live(doc, child)) else {
                 return Err(not_found(&ctx));
             };
+            // Only documents and elements (fragments are elements here) take
+            // children: the prelude counts on a text node's having none.
+            if matches!(
+                doc.get_node(parent).map(|n| &n.data),
+                Some(NodeData::Text(_) | NodeData::Comment { .. })
+            ) {
+                return Err(Exception::throw_dom(
+                    &ctx,
+                    "HierarchyRequestError",
+                    "A text or comment node cannot have children",
+                ));
+            }
             if inspect::is_inclusive_ancestor(doc, child, parent)
                 || matches!(
                     doc.get_node(child).map(|n| &n.data),
