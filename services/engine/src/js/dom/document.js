@@ -145,6 +145,8 @@
   // Nodes outside the tree (no id), for `instanceof Node` and the prototype chain.
   Object.setPrototypeOf(DocumentType.prototype, Node.prototype);
   class Document extends Node {
+    get nodeType() { return 9; }
+    get nodeName() { return '#document'; }
     get documentElement() { return wrap(native.documentElement()); }
     get head() { return wrap(native.head()); }
     get body() { return wrap(native.body()); }

@@ -246,6 +246,9 @@
   };
   const mixin = (target, source) => Object.defineProperties(target.prototype, Object.getOwnPropertyDescriptors(source));
 
+  // A node's type never changes, so each kind answers it (and a text or
+  // comment node its name) without the native call Node's getter makes:
+  // libraries ask `nodeType` of every node they touch.
   class CharacterData extends Node {
     get childNodes() { return NO_CHILDREN; }
     get data() { return this.textContent; }
@@ -263,6 +266,8 @@
     }
   }
   class Text extends CharacterData {
+    get nodeType() { return 3; }
+    get nodeName() { return '#text'; }
     get wholeText() { return this.textContent; }
     splitText(offset) {
       const text = this.data;
@@ -272,7 +277,10 @@
       return rest;
     }
   }
-  class Comment extends CharacterData {}
+  class Comment extends CharacterData {
+    get nodeType() { return 8; }
+    get nodeName() { return '#comment'; }
+  }
   mixin(CharacterData, childNodeMixin);
 
   // A name with no capital (`display`, the common case) is its own
@@ -356,6 +364,7 @@
   };
 
   class Element extends Node {
+    get nodeType() { return 1; }
     get tagName() { return this.nodeName; }
     // HTML elements report an upper-case nodeName; other namespaces keep case.
     get localName() { const name = this.nodeName; return name === name.toUpperCase() ? name.toLowerCase() : name; }
