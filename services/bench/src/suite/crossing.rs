@@ -26,33 +26,7 @@ const OPERATIONS: [&str; 5] = [
 
 /// Runs every operation once; returns `{name: [milliseconds, count]}` as JSON
 /// text (both sides hand back a string, so no protocol reshapes the numbers).
-const SCRIPT: &str = r#"(() => {
-  const out = {};
-  const time = (name, f) => { const t = performance.now(); const n = f(); out[name] = [performance.now() - t, n]; };
-  time("getElementsByTagName('*') walked by index", () => {
-    const all = document.getElementsByTagName('*');
-    let n = 0;
-    for (let i = 0; i < all.length; i++) if (all[i].nodeType === 1) n++;
-    return n;
-  });
-  time('querySelectorAll of five tags', () => document.querySelectorAll('div, p, a, span, li').length);
-  time('childNodes walk of the whole tree', () => {
-    const walk = (node) => { let n = 1; const kids = node.childNodes; for (let i = 0; i < kids.length; i++) n += walk(kids[i]); return n; };
-    return walk(document.documentElement);
-  });
-  time('getComputedStyle(el).display of every element', () => {
-    let n = 0;
-    for (const el of document.querySelectorAll('body *')) if (getComputedStyle(el).display !== 'none') n++;
-    return n;
-  });
-  time("jQuery('div a') + .each", () => {
-    if (typeof jQuery !== 'function') return -1;
-    let n = 0;
-    jQuery('div a').each(function () { if (this.href) n++; });
-    return n;
-  });
-  return JSON.stringify(out);
-})()"#;
+const SCRIPT: &str = include_str!("crossing.js");
 
 /// One run's figures: milliseconds and count per operation.
 type Run = BTreeMap<String, (f64, i64)>;
