@@ -145,8 +145,6 @@
   // Nodes outside the tree (no id), for `instanceof Node` and the prototype chain.
   Object.setPrototypeOf(DocumentType.prototype, Node.prototype);
   class Document extends Node {
-    get nodeType() { return 9; }
-    get nodeName() { return '#document'; }
     get documentElement() { return wrap(native.documentElement()); }
     get head() { return wrap(native.head()); }
     get body() { return wrap(native.body()); }
@@ -236,6 +234,7 @@
     hasFocus() { return true; }
   }
   mixin(Document, parentNodeMixin);
+  Object.defineProperty(Document.prototype, KIND, { value: 9 });
   defineHandlers(Document.prototype);
   // The page's document is an HTML document, as in browsers.
   class HTMLDocument extends Document {}

@@ -78,6 +78,10 @@
   // them all. A walk of the tree made a live list for each, ≈10,000 of the
   // 18,000 nodes of a 300 KB documentation page.
   const NO_CHILDREN = Object.freeze(Reflect.construct(Array, [], NodeList));
+  // A node's type, on the prototype of each kind whose type never changes:
+  // libraries ask `nodeType` of every node they touch. A symbol, so no page
+  // sees it among a prototype's members.
+  const KIND = Symbol('node type');
   // The wrappers of `ids`, in one pass (no array in between to collect).
   // A wrapper already made is read from its slot here rather than through
   // `wrap`: a walk asks for every node's children, nearly all wrapped.
@@ -129,13 +133,19 @@
       }
       Object.defineProperty(this, ID, { value: id });
     }
-    get nodeType() { return native.nodeType(this[ID]); }
+    // Elements, text, comments and documents carry their type on their
+    // prototype under KIND, so the common reads need no native call; the
+    // getters stay on Node.prototype, where browsers define them and pages
+    // that look a member up on its interface find it.
+    get nodeType() { return this[KIND] ?? native.nodeType(this[ID]); }
     get nodeName() { return native.nodeName(this[ID]); }
     get ownerDocument() { return this === document ? null : document; }
     get isConnected() { return native.isConnected(this[ID]); }
     get parentNode() { return wrap(native.parent(this[ID])); }
     get parentElement() { const p = this.parentNode; return p && p.nodeType === 1 ? p : null; }
     get childNodes() {
+      const kind = this[KIND];
+      if (kind === 3 || kind === 8) return NO_CHILDREN;
       return keptList(childLists, this, childIds, NodeList);
     }
     get firstChild() { return wrap(native.firstChild(this[ID])); }
@@ -246,11 +256,7 @@
   };
   const mixin = (target, source) => Object.defineProperties(target.prototype, Object.getOwnPropertyDescriptors(source));
 
-  // A node's type never changes, so each kind answers it (and a text or
-  // comment node its name) without the native call Node's getter makes:
-  // libraries ask `nodeType` of every node they touch.
   class CharacterData extends Node {
-    get childNodes() { return NO_CHILDREN; }
     get data() { return this.textContent; }
     set data(v) { this.textContent = v; }
     get length() { return this.textContent.length; }
@@ -266,8 +272,6 @@
     }
   }
   class Text extends CharacterData {
-    get nodeType() { return 3; }
-    get nodeName() { return '#text'; }
     get wholeText() { return this.textContent; }
     splitText(offset) {
       const text = this.data;
@@ -277,11 +281,10 @@
       return rest;
     }
   }
-  class Comment extends CharacterData {
-    get nodeType() { return 8; }
-    get nodeName() { return '#comment'; }
-  }
+  class Comment extends CharacterData {}
   mixin(CharacterData, childNodeMixin);
+  Object.defineProperty(Text.prototype, KIND, { value: 3 });
+  Object.defineProperty(Comment.prototype, KIND, { value: 8 });
 
   // A name with no capital (`display`, the common case) is its own
   // kebab-case: no regular expression runs for it.
@@ -364,7 +367,6 @@
   };
 
   class Element extends Node {
-    get nodeType() { return 1; }
     get tagName() { return this.nodeName; }
     // HTML elements report an upper-case nodeName; other namespaces keep case.
     get localName() { const name = this.nodeName; return name === name.toUpperCase() ? name.toLowerCase() : name; }
@@ -527,4 +529,5 @@
   }
   mixin(Element, parentNodeMixin);
   mixin(Element, childNodeMixin);
+  Object.defineProperty(Element.prototype, KIND, { value: 1 });
 
