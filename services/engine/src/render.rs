@@ -86,14 +86,16 @@ fn unmask(doc: &mut BaseDocument, masked: Vec<Masked>) {
 /// with transparent gaps would read as black in many viewers, and an opaque
 /// image needs no alpha channel (a quarter less to filter and compress).
 fn over_white(rgba: &[u8]) -> Vec<u8> {
-    let mut rgb = Vec::with_capacity(rgba.len() / 4 * 3);
-    for pixel in rgba.chunks_exact(4) {
+    // Written into a buffer of its final size: pushing three bytes per pixel
+    // checked the capacity each time and made this loop a quarter of a
+    // screenshot (`perf`, a 1280×720 page). Explicit wasm SIMD saved a
+    // further 3–5 % of a screenshot, not worth its unsafe loads and stores.
+    let mut rgb = vec![0; rgba.len() / 4 * 3];
+    for (out, pixel) in rgb.chunks_exact_mut(3).zip(rgba.chunks_exact(4)) {
         let uncovered = 255 - pixel[3];
-        rgb.extend([
-            pixel[0].saturating_add(uncovered),
-            pixel[1].saturating_add(uncovered),
-            pixel[2].saturating_add(uncovered),
-        ]);
+        out[0] = pixel[0].saturating_add(uncovered);
+        out[1] = pixel[1].saturating_add(uncovered);
+        out[2] = pixel[2].saturating_add(uncovered);
     }
     rgb
 }
@@ -118,4 +120,35 @@ fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
         .finish()
         .map_err(|e| format!("PNG encoding failed: {e}"))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::over_white;
+
+    #[test]
+    fn every_pixel_is_composited_over_white() {
+        // Premultiplied pixels: no channel above its alpha.
+        let rgba: Vec<u8> = [
+            [0, 0, 0, 0],         // transparent: white
+            [0, 0, 0, 255],       // opaque black
+            [10, 20, 30, 255],    // opaque colour, kept
+            [100, 50, 0, 128],    // half covered
+            [255, 255, 255, 255], // opaque white
+            [0, 64, 128, 128],    // half covered
+            [1, 2, 3, 3],         // nearly transparent
+        ]
+        .concat();
+        let expected: Vec<u8> = [
+            [255, 255, 255],
+            [0, 0, 0],
+            [10, 20, 30],
+            [227, 177, 127],
+            [255, 255, 255],
+            [127, 191, 255],
+            [253, 254, 255],
+        ]
+        .concat();
+        assert_eq!(over_white(&rgba), expected);
+    }
 }

@@ -7,9 +7,10 @@
 //! With `fresh`, each load is a new tab's first (its instantiation timed
 //! too), which is the engine's part of a session create. With `inspect`, the
 //! page is loaded once and its summary (what every answer carries) is read N
-//! times instead.
+//! times instead; with `screenshot`, its 1280×720 viewport is painted to PNG
+//! N times (the first paint, which also lays the page out, left out).
 //!
-//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh|inspect]`
+//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh|inspect|screenshot]`
 
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,11 @@ async fn main() -> anyhow::Result<()> {
     // The first load pays for what an instance does once (the preludes'
     // bytecode handed over, first allocations); it is left out.
     tab.load(common::source(&target)?, budget).await?;
+    if mode == "screenshot" {
+        tab.screenshot(false, budget)
+            .await?
+            .map_err(anyhow::Error::msg)?;
+    }
     let mut times = Vec::with_capacity(count);
     for _ in 0..count {
         if prepared {
@@ -43,6 +49,14 @@ async fn main() -> anyhow::Result<()> {
         if mode == "inspect" {
             let t = Instant::now();
             tab.inspect(budget).await?;
+            times.push(t.elapsed());
+            continue;
+        }
+        if mode == "screenshot" {
+            let t = Instant::now();
+            tab.screenshot(false, budget)
+                .await?
+                .map_err(anyhow::Error::msg)?;
             times.push(t.elapsed());
             continue;
         }
@@ -65,6 +79,7 @@ async fn main() -> anyhow::Result<()> {
             "prepared" => ", prepared between loads",
             "fresh" => ", each in a new tab",
             "inspect" => ", its summary read (not loads)",
+            "screenshot" => ", its viewport painted to PNG (not loads)",
             _ => "",
         },
         at(0.5).as_secs_f64() * 1e3,
