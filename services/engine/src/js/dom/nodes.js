@@ -83,15 +83,13 @@
   // sees it among a prototype's members.
   const KIND = Symbol('node type');
   // The wrappers of `ids`, in one pass (no array in between to collect).
-  // A wrapper already made is read from its slot here rather than through
-  // `wrap`: a walk asks for every node's children, nearly all wrapped.
+  // A wrapper already made is read straight from `wrappers` rather than
+  // through `wrap`: a walk asks for every node's children, nearly all wrapped.
   const wrapAll = (ids) => {
     const list = [];
-    const slots = wrappers.slots;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
-      const held = slots[id >>> 0];
-      const node = held !== undefined && held[ID] === id ? held : wrap(id);
+      const node = wrappers.get(id) ?? wrap(id);
       if (node !== null) list.push(node);
     }
     return list;
