@@ -1,7 +1,10 @@
 //! Painting a laid-out document to a PNG: `blitz-paint` → `vello_cpu` → `png`.
 //!
 //! `VelloCpuImageRenderer` without the `multithreading` feature rasterizes on the
-//! calling thread, which is all a wasm guest has.
+//! calling thread, which is all a wasm guest has. Text goes through the glyph
+//! cache in [`glyphs`].
+
+mod glyphs;
 
 use anyrender::ImageRenderer as _;
 use anyrender_vello_cpu::VelloCpuImageRenderer;
@@ -17,10 +20,15 @@ pub(crate) fn screenshot(
     let mut renderer = VelloCpuImageRenderer::new(width, height);
     let mut rgba = Vec::new();
     let masked = mask_passwords(doc);
-    renderer.render_to_vec(
-        |scene| blitz_paint::paint_scene(scene, doc, 1.0, width, height, 0, 0),
-        &mut rgba,
-    );
+    glyphs::with_cache(|cache| {
+        renderer.render_to_vec(
+            |scene| {
+                let mut painter = glyphs::GlyphPainter::new(scene, cache);
+                blitz_paint::paint_scene(&mut painter, doc, 1.0, width, height, 0, 0);
+            },
+            &mut rgba,
+        );
+    });
     unmask(doc, masked);
     let expected = width as usize * height as usize * 4;
     if rgba.len() != expected {
