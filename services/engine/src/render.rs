@@ -114,10 +114,13 @@ fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     // Screenshots are produced often and are mostly flat colour. A profile of
-    // the screenshot action put a third of its time in the adaptive row filter;
-    // the fixed `Up` filter with the fastest deflate costs a fraction of that
-    // and still compresses flat pages well.
+    // the screenshot action put a third of its time in the adaptive row filter,
+    // so one fixed filter with the fastest deflate. `Paeth` costs what `Up`
+    // did (within noise, in the engine) and makes the PNG 2–32 % smaller on
+    // the corpus and real pages (249 → 169 KB on the bench's landing page),
+    // which every answer carries through gRPC and MCP's base64.
     encoder.set_compression(png::Compression::Fastest);
+    encoder.set_filter(png::Filter::Paeth);
     let mut writer = encoder
         .write_header()
         .map_err(|e| format!("PNG encoding failed: {e}"))?;
