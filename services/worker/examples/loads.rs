@@ -8,9 +8,11 @@
 //! too), which is the engine's part of a session create. With `inspect`, the
 //! page is loaded once and its summary (what every answer carries) is read N
 //! times instead; with `screenshot`, its 1280×720 viewport is painted to PNG
-//! N times (the first paint, which also lays the page out, left out).
+//! N times (the first paint, which also lays the page out, left out); with
+//! `first-screenshot`, each of N new tabs loads the page untimed and its first
+//! paint is timed (nothing the tab caches for painting exists yet).
 //!
-//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh|inspect|screenshot]`
+//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh|inspect|screenshot|first-screenshot]`
 
 use std::time::{Duration, Instant};
 
@@ -52,7 +54,11 @@ async fn main() -> anyhow::Result<()> {
             times.push(t.elapsed());
             continue;
         }
-        if mode == "screenshot" {
+        if mode == "first-screenshot" {
+            tab = host.new_tab(viewport).await?;
+            tab.load(common::source(&target)?, budget).await?;
+        }
+        if mode == "screenshot" || mode == "first-screenshot" {
             let t = Instant::now();
             tab.screenshot(false, budget)
                 .await?
@@ -80,6 +86,7 @@ async fn main() -> anyhow::Result<()> {
             "fresh" => ", each in a new tab",
             "inspect" => ", its summary read (not loads)",
             "screenshot" => ", its viewport painted to PNG (not loads)",
+            "first-screenshot" => ", each in a new tab, its first paint to PNG (not loads)",
             _ => "",
         },
         at(0.5).as_secs_f64() * 1e3,
