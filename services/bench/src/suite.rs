@@ -300,6 +300,7 @@ pub async fn run(config: &SuiteConfig) -> anyhow::Result<SuiteReport> {
     b.settle().await;
     fleet_rows.extend(stages::create_stages(&mcp, &fleet, sizes.create).await?);
     fleet_rows.extend(stages::corpus_stages(&mcp, &fleet, &site, sizes.corpus_rounds).await?);
+    fleet_rows.extend(stages::screenshot_stages(&mcp, &fleet, &site, sizes.screenshots).await?);
     fleet_rows.push(stages::gateway_overhead(&mcp, &fleet, sizes.direct_calls).await?);
     fleet_rows.extend(stages::checkpoint_cost(&mcp, &fleet, &site, sizes.checkpoint_calls).await?);
 

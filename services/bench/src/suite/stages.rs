@@ -1,7 +1,7 @@
 //! Rows measured on the fleet alone, because Chromium has no counterpart: the
 //! gateway's added latency, what a checkpoint costs a call, and where the time
-//! of one call goes (MCP/HTTP, gateway, worker, checkpoint), read from the
-//! services' own metrics around the calls.
+//! of one call (a create, a page load, a screenshot) goes (MCP/HTTP, gateway,
+//! worker, checkpoint), read from the services' own metrics around the calls.
 
 use std::time::Instant;
 
@@ -268,6 +268,42 @@ pub(super) async fn corpus_stages(
             "auth, validation, session row read, route read",
             "fetch, parse, style, scripts, text and links",
             "snapshot and the Postgres transaction writing the changed parts",
+        ],
+    ))
+}
+
+/// Where the time of a screenshot of the landing page goes, split as
+/// [`create_stages`] splits a create, as means over `n` screenshots in one
+/// session (the screenshot row's workload).
+pub(super) async fn screenshot_stages(
+    mcp: &Mcp,
+    fleet: &Fleet,
+    site: &str,
+    n: usize,
+) -> anyhow::Result<Vec<FleetRow>> {
+    progress(&format!("where a screenshot goes ×{n}"));
+    let url = format!("{site}/landing.html");
+    let viewport = json!({ "url": url, "width": 1280, "height": 720 });
+    let (id, _) = mcp.act("servo_navigate", viewport).await?;
+    mcp.screenshot(&id).await?;
+    let before = Metrics::read(fleet).await?;
+    let mut client = Samples::new();
+    for _ in 0..n {
+        let t = Instant::now();
+        mcp.screenshot(&id).await?;
+        client.push_duration(t.elapsed());
+    }
+    let after = Metrics::read(fleet).await?;
+    close(mcp, &id).await?;
+    Ok(stage_rows(
+        "screenshot",
+        &client,
+        &before,
+        &after,
+        [
+            "auth, validation, session row read, route read",
+            "style and layout if needed, paint, PNG encoding, the page's summary",
+            "snapshot and the Postgres transaction (no part changes)",
         ],
     ))
 }
