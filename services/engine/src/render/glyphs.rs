@@ -17,8 +17,8 @@
 //! large text, and glyphs that do not fit the cell they are rasterized in.
 //!
 //! The cache lives as long as the tab (one component instance is one tab) so a
-//! second screenshot finds the first one's glyphs; it is emptied when it holds
-//! more than [`MAX_CACHED_BYTES`] of images.
+//! second screenshot finds the first one's glyphs; once it holds more than
+//! [`MAX_CACHED_BYTES`], it takes nothing more, and the next paint empties it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -103,7 +103,12 @@ struct RunStyle<'a> {
     colour: Color,
 }
 
-/// The glyph `id` at offset `step` of a run, rasterized on first use.
+/// What a glyph the cache has no room for is: drawn from its outline.
+static NO_ROOM: Cached = Cached::Outline;
+
+/// The glyph `id` at offset `step` of a run, rasterized on first use while the
+/// cache has room (one paint of a page with text in thousands of colours could
+/// otherwise grow it without bound; it starts again at the next paint).
 fn lookup<'c>(
     run: &'c mut HashMap<(u32, u8), Cached>,
     cells: &mut Vec<(u16, VelloCpuImageRenderer)>,
@@ -112,6 +117,9 @@ fn lookup<'c>(
     style: &RunStyle<'_>,
     (id, step): (u32, u8),
 ) -> &'c Cached {
+    if *bytes > MAX_CACHED_BYTES && !run.contains_key(&(id, step)) {
+        return &NO_ROOM;
+    }
     run.entry((id, step)).or_insert_with(|| {
         let cached = rasterize(cells, scratch, style, (id, step), cell(style.size));
         if let Cached::Image { image, .. } = &cached {

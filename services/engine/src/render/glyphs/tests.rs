@@ -163,3 +163,50 @@ fn a_glyph_that_overflows_its_cell_is_drawn_from_its_outline() {
     // The same glyph in a cell too small for it.
     assert!(matches!(glyph(36, (8, 2.0, 6.0)), Cached::Outline));
 }
+
+#[test]
+fn a_full_cache_takes_no_more_glyphs_and_the_next_paint_empties_it() {
+    let font = sans();
+    let colour = Color::from_rgb8(0, 0, 0);
+    let at = |id: u32| 2.0 + (id % 10) as f32 * 15.25;
+    let outlines = line(&font, None, 16.0, colour, Affine::IDENTITY, at);
+    let mut cache = GlyphCache {
+        bytes: MAX_CACHED_BYTES + 1,
+        ..GlyphCache::default()
+    };
+    // As if the cache had filled earlier in this paint (the painter is made
+    // directly, as `GlyphPainter::new` would empty it): nothing is added.
+    let mut renderer = VelloCpuImageRenderer::new(SIDE, SIDE);
+    let mut rgba = Vec::new();
+    renderer.render_to_vec(
+        |scene| {
+            let mut painter = GlyphPainter {
+                inner: scene,
+                cache: &mut cache,
+            };
+            paint(
+                &mut painter,
+                (
+                    &font,
+                    16.0,
+                    colour,
+                    Affine::IDENTITY,
+                    (3..40).map(|id| Glyph {
+                        id,
+                        x: at(id),
+                        y: 20.0 + (id % 4) as f32 * 30.0,
+                    }),
+                ),
+            );
+        },
+        &mut rgba,
+    );
+    assert_eq!(rgba, outlines, "drawn from outlines");
+    assert!(cache.runs.values().all(HashMap::is_empty));
+    assert_eq!(cache.bytes, MAX_CACHED_BYTES + 1);
+
+    // The next paint starts again.
+    line(&font, Some(&mut cache), 16.0, colour, Affine::IDENTITY, at);
+    assert!(cache.bytes < MAX_CACHED_BYTES);
+    assert!(cache.runs.values().map(HashMap::len).sum::<usize>() > 30);
+}
