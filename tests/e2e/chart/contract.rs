@@ -599,7 +599,20 @@ async fn the_binary_started_as_the_chart_renders_it_serves_every_probe_and_drain
     )
     .await;
     assert_eq!(first(&out)["code"], "UNAVAILABLE", "{out}");
-    let s = scaling(&base).await;
+    // The gateway reads the worker registry at most once a second, so the
+    // drained worker may still be counted for a moment.
+    let s = wait_for(
+        "/scaling to count no worker",
+        Duration::from_secs(10),
+        || {
+            let base = base.clone();
+            async move {
+                let s = scaling(&base).await;
+                (s["workers"].as_u64() == Some(0)).then_some(s)
+            }
+        },
+    )
+    .await;
     assert_eq!(
         (
             s["workers"].as_u64(),
