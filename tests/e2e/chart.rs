@@ -8,6 +8,7 @@ mod compose;
 mod contract;
 mod crds;
 mod cross;
+mod pod_env;
 mod recordings;
 
 use std::path::{Path, PathBuf};

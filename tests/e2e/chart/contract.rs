@@ -7,7 +7,6 @@
 //! serve the value it reads, the deletion cost must reach a (fake) API server, and
 //! SIGTERM must drain within the rendered grace period.
 
-use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,92 +15,12 @@ use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt as _;
 use tokio::process::{Child, Command};
 
-use super::{Rendering, ci_file, container, name, render};
+use super::pod_env::{Pod, UserSecrets, resolve_env};
+use super::{ci_file, container, name, render};
 use crate::harness::{BIN, Database, call, first, free_port, fresh_redis, mcp, wait_for};
 
 const GATEWAY_POD: &str = "fleet-servo-fleet-gateway-7c9d8f6b4-x2x4k";
 const WORKER_POD: &str = "fleet-servo-fleet-worker-5f6b7d9c8-q8w2z";
-
-/// What the kubelet would know about one pod.
-struct Pod<'a> {
-    name: &'a str,
-    spec: &'a Value,
-}
-
-/// Secrets the user creates beside the chart (NOTES.txt tells how), by name and key.
-type UserSecrets = BTreeMap<(String, String), String>;
-
-/// The environment the kubelet would give container `c` of `pod`.
-fn resolve_env(r: &Rendering, pod: &Pod, c: &Value, user: &UserSecrets) -> Vec<(String, String)> {
-    let mut env: Vec<(String, String)> = Vec::new();
-    for e in c["env"].as_array().into_iter().flatten() {
-        let var = e["name"].as_str().unwrap().to_owned();
-        let value = if let Some(v) = e["value"].as_str() {
-            expand(v, &env)
-        } else if let Some(field) = e["valueFrom"]["fieldRef"]["fieldPath"].as_str() {
-            match field {
-                "metadata.name" => pod.name.to_owned(),
-                "metadata.namespace" => "fleet".to_owned(),
-                "status.podIP" => "127.0.0.1".to_owned(),
-                other => panic!("{var}: the test does not know fieldRef {other}"),
-            }
-        } else if let Some(sk) = e["valueFrom"]["secretKeyRef"].as_object() {
-            let (secret, key) = (sk["name"].as_str().unwrap(), sk["key"].as_str().unwrap());
-            secret_value(r, secret, key)
-                .or_else(|| user.get(&(secret.to_owned(), key.to_owned())).cloned())
-                .unwrap_or_else(|| panic!("{var}: Secret {secret} key {key} is neither rendered nor one the user creates"))
-        } else {
-            panic!("{var}: an env source the test does not know: {e}")
-        };
-        env.push((var, map_mounts(pod, c, &value)));
-    }
-    env
-}
-
-/// `$(VAR)` references to earlier variables, as the kubelet expands them.
-fn expand(value: &str, env: &[(String, String)]) -> String {
-    env.iter().fold(value.to_owned(), |v, (k, x)| {
-        v.replace(&format!("$({k})"), x)
-    })
-}
-
-fn secret_value(r: &Rendering, secret: &str, key: &str) -> Option<String> {
-    let s = r.all("Secret").into_iter().find(|s| name(s) == secret)?;
-    s["stringData"][key].as_str().map(str::to_owned)
-}
-
-/// A path inside an emptyDir mount becomes the same path in a local directory
-/// (the engine cache maps to this test run's shared, already compiled one).
-fn map_mounts(pod: &Pod, c: &Value, value: &str) -> String {
-    for m in c["volumeMounts"].as_array().into_iter().flatten() {
-        let path = m["mountPath"].as_str().unwrap();
-        let Some(rest) = value.strip_prefix(path) else {
-            continue;
-        };
-        let volume = pod.spec["volumes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == m["name"])
-            .unwrap();
-        assert!(
-            volume.get("emptyDir").is_some(),
-            "{value} is on volume {volume}, not an emptyDir"
-        );
-        assert_ne!(m["readOnly"], true, "{value} is on a read-only mount");
-        let local = if m["name"] == "engine-cache" {
-            crate::harness::cache_dir()
-        } else {
-            std::env::temp_dir().join(format!(
-                "fleet-chart-{}-{}",
-                m["name"].as_str().unwrap(),
-                uuid::Uuid::new_v4()
-            ))
-        };
-        return format!("{}{rest}", local.display());
-    }
-    value.to_owned()
-}
 
 /// A process started as a container; its stderr is kept for failure messages.
 struct Running {
