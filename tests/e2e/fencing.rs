@@ -384,3 +384,67 @@ async fn checkpoints_again_at_one_epoch_store_exactly_the_new_parts_and_stay_fen
     let row = store.session(&id).await.unwrap().unwrap();
     assert_eq!((row.url.as_str(), row.title.as_str()), ("u4", "t4"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_checkpoint_that_repeats_the_last_write_is_not_sent_and_cannot_change_a_newer_owners() {
+    let (db, store, id) = postgres_store().await;
+    let parts = parts_of(3);
+    let first = store
+        .save_checkpoint(&id, 3, &refs(&parts), "u", "t", 60_000)
+        .await
+        .unwrap();
+    assert!(!first.unsent);
+    // Marks the row, so a write that reaches Postgres shows.
+    let mut pg = db.connect().await;
+    let mark = "UPDATE sessions SET updated_at = 7 WHERE id = $1";
+    sqlx::query(mark).bind(&id).execute(&mut pg).await.unwrap();
+    let again = store
+        .save_checkpoint(&id, 3, &refs(&parts), "u", "t", 60_000)
+        .await
+        .unwrap();
+    assert!(again.unsent, "{again:?}");
+    assert_eq!((again.parts_written, again.parts_unchanged), (0, 3));
+    assert_eq!(store.session(&id).await.unwrap().unwrap().updated_at, 7);
+
+    // A new title is a change: it is written, and over the one statement.
+    let retitled = store
+        .save_checkpoint(&id, 3, &refs(&parts), "u", "t2", 60_000)
+        .await
+        .unwrap();
+    assert!(!retitled.unsent);
+    let row = store.session(&id).await.unwrap().unwrap();
+    assert!(row.updated_at > 7, "{row:?}");
+    assert_eq!(row.title, "t2");
+
+    // Another process's store takes the session over. A repeat from the old
+    // owner within seconds is not sent, so it writes nothing (its read
+    // answers as it would have just before the takeover); its next save that
+    // changes anything is refused.
+    let newer = SqlStore::connect(&db.url).await.unwrap();
+    newer
+        .save_checkpoint(&id, 4, &refs(&parts_of(4)), "u4", "t4", 60_000)
+        .await
+        .unwrap();
+    let repeat = store
+        .save_checkpoint(&id, 3, &refs(&parts), "u", "t2", 60_000)
+        .await
+        .unwrap();
+    assert!(repeat.unsent, "{repeat:?}");
+    let late = store
+        .save_checkpoint(&id, 3, &refs(&parts_of(5)), "u", "t2", 60_000)
+        .await;
+    assert!(
+        matches!(
+            late,
+            Err(StoreError::StaleEpoch {
+                given: 3,
+                current: 4
+            })
+        ),
+        "{late:?}"
+    );
+    let stored = store.load_checkpoint(&id).await.unwrap().unwrap();
+    assert_eq!((stored.epoch, stored.parts), (4, parts_of(4)));
+    let row = store.session(&id).await.unwrap().unwrap();
+    assert_eq!((row.url.as_str(), row.title.as_str()), ("u4", "t4"));
+}

@@ -14,10 +14,16 @@
 //! What is remembered is taken out before each save and put back only after a
 //! write is known to have committed, so a failed or uncertain write makes the
 //! next one take the general path.
+//!
+//! The same memory lets a save that repeats the last committed one exactly (same
+//! epoch, parts, URL and title) within [`RESEND_AFTER`] of it go unsent: a call
+//! that only read the page (a screenshot, an inspect) has nothing to save, and the
+//! row's time of use and expiry may lag by that much (decision 0008).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use sqlx::{AssertSqlSafe, Row};
 
@@ -30,6 +36,10 @@ const MAX_REMEMBERED: usize = 50_000;
 /// Chunk rows the one statement carries at most (4 MiB); a larger change
 /// (a font being registered) takes the general path.
 const MAX_CHUNKS: usize = 16;
+/// How long after a committed write the same checkpoint again is not sent.
+/// Long enough for an agent's run of reads; short beside a session's TTL (days),
+/// and the `updated_at` that lists sessions most recently used first.
+pub(crate) const RESEND_AFTER: Duration = Duration::from_secs(10);
 
 /// What this store last committed for one session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +47,48 @@ pub(crate) struct Written {
     epoch: u64,
     /// Each part's hash and number of chunks.
     parts: HashMap<String, (String, usize)>,
+    /// The page the session row was given.
+    url: String,
+    title: String,
+    /// When the write committed.
+    at: Instant,
+}
+
+impl Written {
+    /// Whether a save of `parts`, `url` and `title` at `epoch` would write exactly
+    /// what was committed, less than [`RESEND_AFTER`] before `now`. Such a save
+    /// changes nothing stored but the row's times, so it need not be sent: the
+    /// epoch is this store's own, so no other owner can have written since
+    /// (module docs), and a read racing a takeover answers as it would have a
+    /// moment before the takeover.
+    pub(crate) fn repeated_by(
+        &self,
+        epoch: u64,
+        parts: &[Part<'_>],
+        url: &str,
+        title: &str,
+        now: Instant,
+    ) -> bool {
+        self.epoch == epoch
+            && self.url == url
+            && self.title == title
+            && self.parts.len() == parts.len()
+            && parts.iter().all(|p| {
+                self.parts
+                    .get(&p.name)
+                    .is_some_and(|(hash, _)| *hash == p.hash)
+            })
+            && now.saturating_duration_since(self.at) < RESEND_AFTER
+    }
+
+    /// What a save that was not sent cost: nothing written.
+    pub(crate) fn unsent(&self) -> CheckpointWrite {
+        CheckpointWrite {
+            parts_unchanged: u32::try_from(self.parts.len()).unwrap_or(u32::MAX),
+            unsent: true,
+            ..CheckpointWrite::default()
+        }
+    }
 }
 
 /// The last committed write of each session this store checkpointed.
@@ -54,15 +106,26 @@ impl LastWrites {
         self.lock().remove(id)
     }
 
-    /// Remembers a write of `parts` at `epoch` that committed.
-    pub(crate) fn record(&self, id: &str, epoch: u64, parts: &[Part<'_>]) {
-        let written = Written {
-            epoch,
-            parts: parts
-                .iter()
-                .map(|p| (p.name.clone(), (p.hash.clone(), chunks(p.data.len()))))
-                .collect(),
-        };
+    /// Remembers a write of `parts`, `url` and `title` at `epoch` that committed
+    /// just now.
+    pub(crate) fn record(&self, id: &str, epoch: u64, parts: &[Part<'_>], url: &str, title: &str) {
+        self.put(
+            id,
+            Written {
+                epoch,
+                parts: parts
+                    .iter()
+                    .map(|p| (p.name.clone(), (p.hash.clone(), chunks(p.data.len()))))
+                    .collect(),
+                url: url.to_owned(),
+                title: title.to_owned(),
+                at: Instant::now(),
+            },
+        );
+    }
+
+    /// Puts back what [`Self::take`] took out, as it was.
+    pub(crate) fn put(&self, id: &str, written: Written) {
         let mut map = self.lock();
         if map.len() >= MAX_REMEMBERED && !map.contains_key(id) {
             map.clear();
@@ -252,5 +315,50 @@ impl SqlStore {
         }
         let fenced: i64 = query.fetch_one(&self.pool).await?.try_get("fenced")?;
         Ok((fenced == 1).then_some(cost))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remembered(parts: &[Part<'_>]) -> Written {
+        let memory = LastWrites::default();
+        memory.record("s", 3, parts, "https://a.example/", "A");
+        memory.take("s").expect("just recorded")
+    }
+
+    #[test]
+    fn only_the_same_parts_page_and_epoch_within_seconds_repeat_a_write() {
+        let parts = [Part::new("page", b"p"), Part::new("cookies", b"c")];
+        let last = remembered(&parts);
+        let now = Instant::now();
+        let (url, title) = ("https://a.example/", "A");
+        assert!(last.repeated_by(3, &parts, url, title, now));
+        let reordered = [Part::new("cookies", b"c"), Part::new("page", b"p")];
+        assert!(last.repeated_by(3, &reordered, url, title, now));
+
+        assert!(
+            !last.repeated_by(4, &parts, url, title, now),
+            "another epoch"
+        );
+        assert!(!last.repeated_by(3, &parts, "https://b.example/", title, now));
+        assert!(!last.repeated_by(3, &parts, url, "B", now));
+        let changed = [Part::new("page", b"q"), Part::new("cookies", b"c")];
+        assert!(!last.repeated_by(3, &changed, url, title, now));
+        let dropped = [Part::new("page", b"p")];
+        assert!(!last.repeated_by(3, &dropped, url, title, now));
+        let added = [
+            Part::new("page", b"p"),
+            Part::new("cookies", b"c"),
+            Part::new("html", b"h"),
+        ];
+        assert!(!last.repeated_by(3, &added, url, title, now));
+        let later = now + RESEND_AFTER;
+        assert!(!last.repeated_by(3, &parts, url, title, later), "too old");
+
+        let cost = last.unsent();
+        assert!(cost.unsent);
+        assert_eq!((cost.parts_written, cost.parts_unchanged), (0, 2));
     }
 }

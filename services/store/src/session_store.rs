@@ -118,6 +118,9 @@ pub struct CheckpointWrite {
     pub parts_unchanged: u32,
     /// Bytes of the parts written.
     pub bytes_written: u64,
+    /// Nothing was sent: the save repeated the last one this store committed for
+    /// the session, at the same epoch, seconds before (decision 0008).
+    pub unsent: bool,
 }
 
 /// Sessions, tenants and keys.
@@ -145,6 +148,9 @@ pub trait SessionStore: Send + Sync {
     /// Replaces the session's checkpoint with `parts` if `epoch` is not older than
     /// the stored one, rewriting only the parts whose bytes changed and deleting
     /// parts no longer present, and records the page it shows and the time of use.
+    /// A save that repeats exactly what this store committed for the session at
+    /// the same epoch seconds before may go unsent ([`CheckpointWrite::unsent`]):
+    /// the time of use and the expiry then stay as that write left them.
     async fn save_checkpoint(
         &self,
         id: &str,

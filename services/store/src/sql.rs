@@ -4,6 +4,7 @@
 //! only in the blob type (`migrations/` and `migrations/sqlite/`).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
@@ -34,8 +35,9 @@ pub(crate) enum Backend {
 pub struct SqlStore {
     pub(crate) pool: AnyPool,
     pub(crate) backend: Backend,
-    /// What this store last wrote for each session (Postgres only): the next
-    /// checkpoint at the same epoch goes in one statement.
+    /// What this store last wrote for each session: the next checkpoint at the
+    /// same epoch goes in one statement (Postgres), or not at all when it
+    /// repeats the last one within seconds.
     last_writes: Arc<LastWrites>,
 }
 
@@ -226,15 +228,20 @@ impl SessionStore for SqlStore {
     ) -> Result<CheckpointWrite, StoreError> {
         // Taken out now: a write that fails or may not have committed leaves
         // the next one to re-read what is stored.
-        let last = self.last_writes.take(id);
-        if self.backend == Backend::Postgres
-            && let Some(last) = last
-            && let Some(cost) = self
-                .save_over_last_write(id, epoch, &last, parts, url, title, ttl_ms)
-                .await?
-        {
-            self.last_writes.record(id, epoch, parts);
-            return Ok(cost);
+        if let Some(last) = self.last_writes.take(id) {
+            if last.repeated_by(epoch, parts, url, title, Instant::now()) {
+                let cost = last.unsent();
+                self.last_writes.put(id, last);
+                return Ok(cost);
+            }
+            if self.backend == Backend::Postgres
+                && let Some(cost) = self
+                    .save_over_last_write(id, epoch, &last, parts, url, title, ttl_ms)
+                    .await?
+            {
+                self.last_writes.record(id, epoch, parts, url, title);
+                return Ok(cost);
+            }
         }
         let now = now_millis();
         let mut tx = self.pool.begin().await?;
@@ -268,9 +275,7 @@ impl SessionStore for SqlStore {
         }
         let cost = part_writes::write_changed(&mut tx, id, epoch, parts).await?;
         tx.commit().await?;
-        if self.backend == Backend::Postgres {
-            self.last_writes.record(id, epoch, parts);
-        }
+        self.last_writes.record(id, epoch, parts, url, title);
         Ok(cost)
     }
 
@@ -503,7 +508,8 @@ pub(crate) mod tests {
             CheckpointWrite {
                 parts_written: 1,
                 parts_unchanged: 1,
-                bytes_written: 1
+                bytes_written: 1,
+                unsent: false,
             },
             "the font was written again"
         );

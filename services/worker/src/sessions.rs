@@ -372,6 +372,9 @@ impl Sessions {
             Err(e) => return Err(NotSaved::Failed(store_failure(e))),
         };
         fleet_telemetry::counter!("fleet_worker_checkpoints_total").increment(1);
+        if cost.unsent {
+            fleet_telemetry::counter!("fleet_worker_checkpoints_unsent_total").increment(1);
+        }
         fleet_telemetry::histogram!("fleet_worker_checkpoint_seconds")
             .record(started.elapsed().as_secs_f64());
         fleet_telemetry::counter!("fleet_worker_checkpoint_parts_written_total")
