@@ -6,11 +6,9 @@
 
 mod glyphs;
 
-use anyrender::{ImageRenderer as _, PaintScene as _};
+use anyrender::ImageRenderer as _;
 use anyrender_vello_cpu::VelloCpuImageRenderer;
 use blitz_dom::{BaseDocument, NodeId};
-use peniko::kurbo::{Affine, Rect};
-use peniko::{Color, Fill};
 
 /// Paint the viewport of `doc` (already styled and laid out) at device pixel
 /// ratio 1 and encode it as an RGB PNG of exactly `width`×`height` pixels.
@@ -26,12 +24,6 @@ pub(crate) fn screenshot(
         renderer.render_to_vec(
             |scene| {
                 let mut painter = glyphs::GlyphPainter::new(scene, cache);
-                // The canvas is white under the page, as in browsers (which
-                // also blend the page's top-level `mix-blend-mode`s with it).
-                // Painted first, it leaves every pixel opaque, which makes the
-                // RGB pass below a plain copy.
-                let canvas = Rect::new(0.0, 0.0, f64::from(width), f64::from(height));
-                painter.fill(Fill::NonZero, Affine::IDENTITY, Color::WHITE, None, &canvas);
                 blitz_paint::paint_scene(&mut painter, doc, 1.0, width, height, 0, 0);
             },
             &mut rgba,
@@ -98,12 +90,12 @@ fn unmask(doc: &mut BaseDocument, masked: Vec<Masked>) {
 }
 
 /// Composite premultiplied RGBA (what vello_cpu produces) over an opaque white
-/// canvas, as RGB: a PNG with transparent gaps would read as black in many
-/// viewers, and an opaque image needs no alpha channel (a quarter less to
-/// filter and compress). The page is painted over white already, so every
-/// pixel is opaque and four at a time are copied as three words; a group with
-/// any transparency (a paint that is not over the white canvas) takes the
-/// per-pixel path.
+/// canvas, as RGB: pages without a background are white in every browser, a PNG
+/// with transparent gaps would read as black in many viewers, and an opaque
+/// image needs no alpha channel (a quarter less to filter and compress). Most
+/// of a page is runs of opaque pixels (its backgrounds) or of transparent ones
+/// (where it has none): four such pixels at a time are copied as three words or
+/// filled white; a group with partial coverage takes the per-pixel path.
 fn over_white(rgba: &[u8]) -> Vec<u8> {
     // Written into a buffer of its final size: pushing three bytes per pixel
     // checked the capacity each time and made this loop a quarter of a
@@ -117,7 +109,9 @@ fn over_white(rgba: &[u8]) -> Vec<u8> {
     for (dst, src) in (&mut out).zip(groups) {
         let p = |i: usize| u32::from_le_bytes([src[i], src[i + 1], src[i + 2], src[i + 3]]);
         let (p0, p1, p2, p3) = (p(0), p(4), p(8), p(12));
-        if p0 & p1 & p2 & p3 >= 0xff00_0000 {
+        if p0 | p1 | p2 | p3 == 0 {
+            dst.fill(255);
+        } else if p0 & p1 & p2 & p3 >= 0xff00_0000 {
             // Little-endian RGBA words: r, g, b in the low three bytes.
             dst[0..4].copy_from_slice(&((p0 & 0x00ff_ffff) | (p1 << 24)).to_le_bytes());
             dst[4..8].copy_from_slice(&(((p1 >> 8) & 0xffff) | (p2 << 16)).to_le_bytes());
@@ -196,10 +190,10 @@ mod tests {
     }
 
     #[test]
-    fn opaque_groups_are_copied_as_the_pixel_by_pixel_path_would_composite_them() {
+    fn opaque_and_transparent_groups_come_out_as_the_pixel_by_pixel_path_makes_them() {
         // Premultiplied pixels from a fixed sequence: mostly opaque, some
-        // groups of four with one translucent pixel, and lengths that leave
-        // a remainder of every size.
+        // transparent or translucent, and lengths that leave a remainder of
+        // every size.
         let mut seed = 0x2545_f491_u32;
         let mut next = move || {
             seed ^= seed << 13;
@@ -209,9 +203,15 @@ mod tests {
         };
         for pixels in [0, 1, 3, 4, 5, 8, 15, 16, 17, 1280] {
             let rgba: Vec<u8> = (0..pixels)
-                .flat_map(|_| {
+                .flat_map(|i| {
                     let r = next();
-                    let alpha = if r % 7 == 0 { (r >> 24) as u8 } else { 255 };
+                    // Every third group of four is uncovered but for the odd
+                    // pixel; the others mostly opaque.
+                    let alpha = match (i / 4 % 3, r % 7) {
+                        (_, 0) => (r >> 24) as u8,
+                        (1, _) => 0,
+                        _ => 255,
+                    };
                     let channel = |shift: u32| ((r >> shift) as u8).min(alpha);
                     [channel(0), channel(8), channel(16), alpha]
                 })
@@ -228,5 +228,10 @@ mod tests {
         ]
         .concat();
         assert_eq!(over_white(&opaque), (1..=12).collect::<Vec<u8>>());
+        assert_eq!(
+            over_white(&[0; 16]),
+            [255; 12],
+            "a transparent group is white"
+        );
     }
 }
