@@ -303,7 +303,7 @@ pub(super) async fn screenshot_stages(
         [
             "auth, validation, session row read, route read",
             "style and layout if needed, paint, PNG encoding, the page's summary",
-            "snapshot and the Postgres transaction (no part changes)",
+            "snapshot; nothing changed, so nothing is sent to Postgres within 10 s of the last write",
         ],
     ))
 }
