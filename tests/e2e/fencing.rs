@@ -280,27 +280,9 @@ async fn a_takeover_on_postgres_refuses_later_saves_from_older_owners() {
     let late = store
         .save_checkpoint(&id, 4, &refs(&parts_of(4)), "u", "t", 60_000)
         .await;
-    assert!(
-        matches!(
-            late,
-            Err(StoreError::StaleEpoch {
-                given: 4,
-                current: 5
-            })
-        ),
-        "{late:?}"
-    );
+    assert_stale(&late, 4, 5, "a save by an owner older than the takeover");
     let older = store.take_over(&id, 4).await;
-    assert!(
-        matches!(
-            older,
-            Err(StoreError::StaleEpoch {
-                given: 4,
-                current: 5
-            })
-        ),
-        "{older:?}"
-    );
+    assert_stale(&older, 4, 5, "a takeover older than the last");
     store
         .save_checkpoint(&id, 5, &refs(&parts_of(5)), "u", "t", 60_000)
         .await
@@ -313,6 +295,19 @@ async fn a_takeover_on_postgres_refuses_later_saves_from_older_owners() {
         store.take_over("no-such-session", 1).await,
         Err(StoreError::NotFound)
     ));
+}
+
+/// Asserts that `result` refused epoch `given` because `current` is stored.
+fn assert_stale<T: std::fmt::Debug>(
+    result: &Result<T, StoreError>,
+    given: u64,
+    current: u64,
+    what: &str,
+) {
+    assert!(
+        matches!(result, Err(StoreError::StaleEpoch { given: g, current: c }) if (*g, *c) == (given, current)),
+        "{what}: {result:?}"
+    );
 }
 
 /// Parts named and filled as given.
@@ -352,16 +347,8 @@ async fn checkpoints_again_at_one_epoch_store_exactly_the_new_parts_and_stay_fen
         let late = store
             .save_checkpoint(&id, 3, &refs(&second), "u3", "t3", 60_000)
             .await;
-        assert!(
-            matches!(
-                late,
-                Err(StoreError::StaleEpoch {
-                    given: 3,
-                    current: 4
-                })
-            ),
-            "an owner that wrote last at its epoch saved over a newer one: {late:?}"
-        );
+        let what = "an owner that wrote last at its epoch saved over a newer one";
+        assert_stale(&late, 3, 4, what);
     }
     let stored = store.load_checkpoint(&id).await.unwrap().unwrap();
     assert_eq!((stored.epoch, stored.parts), (4, parts_of(4)));
@@ -433,16 +420,7 @@ async fn a_checkpoint_that_repeats_the_last_write_is_not_sent_and_cannot_change_
     let late = store
         .save_checkpoint(&id, 3, &refs(&parts_of(5)), "u", "t2", 60_000)
         .await;
-    assert!(
-        matches!(
-            late,
-            Err(StoreError::StaleEpoch {
-                given: 3,
-                current: 4
-            })
-        ),
-        "{late:?}"
-    );
+    assert_stale(&late, 3, 4, "a change by the old owner after the takeover");
     let stored = store.load_checkpoint(&id).await.unwrap().unwrap();
     assert_eq!((stored.epoch, stored.parts), (4, parts_of(4)));
     let row = store.session(&id).await.unwrap().unwrap();
