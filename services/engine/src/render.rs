@@ -92,36 +92,57 @@ fn unmask(doc: &mut BaseDocument, masked: Vec<Masked>) {
 /// Composite premultiplied RGBA (what vello_cpu produces) over an opaque white
 /// canvas, as RGB: pages without a background are white in every browser, a PNG
 /// with transparent gaps would read as black in many viewers, and an opaque
-/// image needs no alpha channel (a quarter less to filter and compress). Most
-/// of a page is runs of opaque pixels (its backgrounds) or of transparent ones
-/// (where it has none): four such pixels at a time are copied as three words or
-/// filled white; a group with partial coverage takes the per-pixel path.
+/// image needs no alpha channel (a quarter less to filter and compress). Four
+/// pixels at a time go through [`composite4`]; what is left over, pixel by pixel.
 fn over_white(rgba: &[u8]) -> Vec<u8> {
     // Written into a buffer of its final size: pushing three bytes per pixel
     // checked the capacity each time and made this loop a quarter of a
-    // screenshot (`perf`, a 1280×720 page). Byte by byte, the loop below was
-    // still 18 % of a repeated screenshot's engine time; neither LLVM nor
-    // Cranelift vectorizes a stride of three.
+    // screenshot (`perf`, a 1280×720 page). Neither LLVM nor Cranelift
+    // vectorizes a stride of three by itself, so even copying runs of opaque
+    // pixels as words left it 27 % of a repeated screenshot's engine time.
     let mut rgb = vec![0; rgba.len() / 4 * 3];
     let groups = rgba.chunks_exact(16);
     let rest = groups.remainder();
     let mut out = rgb.chunks_exact_mut(12);
     for (dst, src) in (&mut out).zip(groups) {
-        let p = |i: usize| u32::from_le_bytes([src[i], src[i + 1], src[i + 2], src[i + 3]]);
-        let (p0, p1, p2, p3) = (p(0), p(4), p(8), p(12));
-        if p0 | p1 | p2 | p3 == 0 {
-            dst.fill(255);
-        } else if p0 & p1 & p2 & p3 >= 0xff00_0000 {
-            // Little-endian RGBA words: r, g, b in the low three bytes.
-            dst[0..4].copy_from_slice(&((p0 & 0x00ff_ffff) | (p1 << 24)).to_le_bytes());
-            dst[4..8].copy_from_slice(&(((p1 >> 8) & 0xffff) | (p2 << 16)).to_le_bytes());
-            dst[8..12].copy_from_slice(&(((p2 >> 16) & 0xff) | (p3 << 8)).to_le_bytes());
-        } else {
-            composite(dst, src);
-        }
+        composite4(dst, src);
     }
     composite(out.into_remainder(), rest);
     rgb
+}
+
+/// Four pixels (16 bytes of `rgba`) over white into 12 bytes of `rgb`, with
+/// wasm SIMD: every channel plus its pixel's uncovered share (255 − alpha),
+/// saturating, as [`composite`] does one pixel at a time, then the alpha bytes
+/// dropped, all without a branch.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn composite4(rgb: &mut [u8], rgba: &[u8]) {
+    use core::arch::wasm32::{
+        i8x16_swizzle, u8x16, u8x16_add_sat, u8x16_splat, u8x16_sub, u32x4, u32x4_extract_lane,
+    };
+    let word = |i: usize| u32::from_le_bytes([rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]]);
+    let pixels = u32x4(word(0), word(4), word(8), word(12));
+    // Each pixel's alpha in all four of its bytes.
+    let alpha = i8x16_swizzle(
+        pixels,
+        u8x16(3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15),
+    );
+    let over = u8x16_add_sat(pixels, u8x16_sub(u8x16_splat(255), alpha));
+    // The red, green and blue bytes of the four pixels in the low twelve
+    // (a lane index of 16 or more reads as zero).
+    let packed = i8x16_swizzle(
+        over,
+        u8x16(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 255, 255, 255, 255),
+    );
+    rgb[0..4].copy_from_slice(&u32x4_extract_lane::<0>(packed).to_le_bytes());
+    rgb[4..8].copy_from_slice(&u32x4_extract_lane::<1>(packed).to_le_bytes());
+    rgb[8..12].copy_from_slice(&u32x4_extract_lane::<2>(packed).to_le_bytes());
+}
+
+/// [`composite4`] without wasm SIMD: pixel by pixel.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn composite4(rgb: &mut [u8], rgba: &[u8]) {
+    composite(rgb, rgba);
 }
 
 /// [`over_white`] one pixel at a time.
