@@ -11,19 +11,19 @@
     constructor(type, init = undefined) {
       if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
       init = init || {};
+      // Two property definitions per event, not eight: the dispatch flags
+      // live in the state too (a page's readiness and load events are each
+      // made anew, and each definition was a microsecond of QuickJS).
       Object.defineProperty(this, EV, { value: {
         type: String(type), bubbles: !!init.bubbles, cancelable: !!init.cancelable, composed: !!init.composed,
         defaultPrevented: false, target: null, currentTarget: null, eventPhase: 0, trusted: false,
         timeStamp: g.performance ? g.performance.now() : 0,
+        // Propagation stopped; immediate propagation stopped; the running
+        // listener is passive; the path while dispatched; being dispatched;
+        // a listener threw (IndexedDB aborts the transaction then).
+        stop: false, stopNow: false, passive: false, path: null, dispatching: false, threw: false,
       } });
       Object.defineProperty(this, 'isTrusted', { get: isTrusted, enumerable: true });
-      hidden(this, '_stop', false);
-      hidden(this, '_stopNow', false);
-      hidden(this, '_passive', false);
-      hidden(this, '_path', []);
-      hidden(this, '_dispatching', false);
-      // Set when a listener threw: IndexedDB aborts the transaction then.
-      hidden(this, '_threw', false);
     }
     get type() { return this[EV].type; }
     get target() { return this[EV].target; }
@@ -37,14 +37,14 @@
     get srcElement() { return this.target; }
     get returnValue() { return !this.defaultPrevented; }
     set returnValue(v) { if (!v) this.preventDefault(); }
-    get cancelBubble() { return this._stop; }
-    set cancelBubble(v) { if (v) this._stop = true; }
-    preventDefault() { if (this.cancelable && !this._passive) this[EV].defaultPrevented = true; }
-    stopPropagation() { this._stop = true; }
-    stopImmediatePropagation() { this._stop = true; this._stopNow = true; }
-    composedPath() { return this._dispatching ? this._path.slice() : []; }
+    get cancelBubble() { return this[EV].stop; }
+    set cancelBubble(v) { if (v) this[EV].stop = true; }
+    preventDefault() { const state = this[EV]; if (state.cancelable && !state.passive) state.defaultPrevented = true; }
+    stopPropagation() { this[EV].stop = true; }
+    stopImmediatePropagation() { const state = this[EV]; state.stop = true; state.stopNow = true; }
+    composedPath() { const state = this[EV]; return state.dispatching ? state.path.slice() : []; }
     initEvent(type, bubbles = false, cancelable = false) {
-      if (this._dispatching) return;
+      if (this[EV].dispatching) return;
       Object.assign(this[EV], { type: String(type), bubbles: !!bubbles, cancelable: !!cancelable });
     }
   }
@@ -174,72 +174,78 @@
     return attributeHandler(target, type);
   };
   const invoke = (target, event, phase) => {
-    event[EV].currentTarget = target;
-    let list = listenerList(target, event.type, false);
-    // A handler from a content attribute counts as registered first.
-    if (handlerOf(target, event.type) && !(list && list.some((l) => l.handler))) {
-      list = listenerList(target, event.type, true);
+    const state = event[EV];
+    const type = state.type;
+    state.currentTarget = target;
+    let list = listenerList(target, type, false);
+    // A handler from a content attribute counts as registered first. It never
+    // runs while capturing, so that phase need not look for one (each look
+    // at an element reads its attribute).
+    if (phase !== 'capture' && handlerOf(target, type) && !(list && list.some((l) => l.handler))) {
+      list = listenerList(target, type, true);
       list.unshift({ handler: true, capture: false, once: false, passive: false, removed: false });
     }
     if (list) invokeList(target, event, phase, list);
     // Objects outside the DOM (IndexedDB requests) keep `on*` as plain
     // properties: they run after the listeners.
-    if (!(target instanceof Node) && target !== g && !event._stopNow && phase !== 'capture') {
-      const own = Object.getOwnPropertyDescriptor(target, 'on' + event.type);
+    if (phase !== 'capture' && target !== g && !state.stopNow && !(target instanceof Node)) {
+      const own = Object.getOwnPropertyDescriptor(target, 'on' + type);
       const fn = own && own.value;
       if (typeof fn === 'function') {
-        try { if (fn.call(target, event) === false) event.preventDefault(); } catch (e) { event._threw = true; reportError(e); }
+        try { if (fn.call(target, event) === false) event.preventDefault(); } catch (e) { state.threw = true; reportError(e); }
       }
     }
   };
   const invokeList = (target, event, phase, list) => {
+    const state = event[EV];
     for (const l of list.slice()) {
       if (l.removed) continue;
       if (phase === 'capture' && !l.capture) continue;
       if (phase === 'bubble' && l.capture) continue;
       if (l.handler) {
-        const fn = handlerOf(target, event.type);
+        const fn = handlerOf(target, state.type);
         if (typeof fn !== 'function') continue;
         try {
           const result = fn.call(target, event);
-          if (result === false && event.type !== 'mouseover') event.preventDefault();
-        } catch (e) { event._threw = true; reportError(e); }
+          if (result === false && state.type !== 'mouseover') event.preventDefault();
+        } catch (e) { state.threw = true; reportError(e); }
       } else {
-        if (l.once) removeEventListener.call(target, event.type, l.fn, { capture: l.capture });
-        event._passive = l.passive;
+        if (l.once) removeEventListener.call(target, state.type, l.fn, { capture: l.capture });
+        state.passive = l.passive;
         try {
           if (typeof l.fn === 'function') l.fn.call(target, event); else l.fn.handleEvent(event);
-        } catch (e) { event._threw = true; reportError(e); }
-        event._passive = false;
+        } catch (e) { state.threw = true; reportError(e); }
+        state.passive = false;
       }
-      if (event._stopNow) return;
+      if (state.stopNow) return;
     }
   };
   // Activation behaviour (links, checkboxes, submit buttons...), set by input.js.
   let activation = null;
   const dispatchEvent = function (event) {
     if (!(event instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent': parameter 1 is not of type 'Event'");
-    if (event._dispatching) throw new DOMException('The event is already being dispatched.', 'InvalidStateError');
-    event._dispatching = true;
-    event[EV].target = this;
+    const state = event[EV];
+    if (state.dispatching) throw new DOMException('The event is already being dispatched.', 'InvalidStateError');
+    state.dispatching = true;
+    state.target = this;
     // The propagation path: the target, its ancestors, the document and the window.
     const path = [this];
     if (this instanceof Node) {
       for (let p = this.parentNode; p; p = p.parentNode) path.push(p);
-      if (path[path.length - 1] === document && event.type !== 'load') path.push(g);
+      if (path[path.length - 1] === document && state.type !== 'load') path.push(g);
     }
-    event._path = path;
-    const activate = activation && event.type === 'click' && event instanceof MouseEvent ? activation(this, event) : null;
-    for (let i = path.length - 1; i >= 1 && !event._stop; i--) { event[EV].eventPhase = 1; invoke(path[i], event, 'capture'); }
+    state.path = path;
+    const activate = activation && state.type === 'click' && event instanceof MouseEvent ? activation(this, event) : null;
+    for (let i = path.length - 1; i >= 1 && !state.stop; i--) { state.eventPhase = 1; invoke(path[i], event, 'capture'); }
     // At the target, capturing listeners run before the others (as Chromium does).
-    if (!event._stop) { event[EV].eventPhase = 2; invoke(this, event, 'capture'); }
-    if (!event._stop) { event[EV].eventPhase = 2; invoke(this, event, 'bubble'); }
-    if (event.bubbles) for (let i = 1; i < path.length && !event._stop; i++) { event[EV].eventPhase = 3; invoke(path[i], event, 'bubble'); }
-    event[EV].eventPhase = 0;
-    event[EV].currentTarget = null;
-    event._dispatching = false;
-    if (activate) activate(event.defaultPrevented);
-    return !event.defaultPrevented;
+    if (!state.stop) { state.eventPhase = 2; invoke(this, event, 'capture'); }
+    if (!state.stop) { state.eventPhase = 2; invoke(this, event, 'bubble'); }
+    if (state.bubbles) for (let i = 1; i < path.length && !state.stop; i++) { state.eventPhase = 3; invoke(path[i], event, 'bubble'); }
+    state.eventPhase = 0;
+    state.currentTarget = null;
+    state.dispatching = false;
+    if (activate) activate(state.defaultPrevented);
+    return !state.defaultPrevented;
   };
   // Page scripts call these bare (`addEventListener('load', f)`), which
   // passes no `this` from sloppy code into this strict prelude: that is the

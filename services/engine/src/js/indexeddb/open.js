@@ -62,7 +62,7 @@
     req._tx = tx;
     req._done(db, null);
     const event = fire(req, new IDBVersionChangeEvent('upgradeneeded', { oldVersion, newVersion: version }), [req]);
-    if (event._threw) abortTransaction(tx, domError('AbortError', 'An upgradeneeded listener threw'));
+    if (event[internals.EV].threw) abortTransaction(tx, domError('AbortError', 'An upgradeneeded listener threw'));
   };
   const deleteDatabase = (req, name) => {
     let state;

@@ -28,7 +28,7 @@
     for (const t of path) {
       state.eventPhase = t === target ? 2 : 3;
       invoke(t, event);
-      if (event._stop) break;
+      if (state.stop) break;
     }
     state.currentTarget = null;
     state.eventPhase = 0;
@@ -120,12 +120,12 @@
       const event = fire(req, errorEvent(), requestPath(req));
       // An error nobody handled (or a listener that threw) aborts the
       // transaction, taking back the writes of its earlier requests.
-      if (event._threw) abortTransaction(tx, domError('AbortError', 'An error event listener threw'));
+      if (event[internals.EV].threw) abortTransaction(tx, domError('AbortError', 'An error event listener threw'));
       else if (!event.defaultPrevented) abortTransaction(tx, error);
     } else {
       req._done(result, null);
       const event = fire(req, new Event('success'), [req]);
-      if (event._threw) abortTransaction(tx, domError('AbortError', 'A success event listener threw'));
+      if (event[internals.EV].threw) abortTransaction(tx, domError('AbortError', 'A success event listener threw'));
     }
   };
   // Tasks of other sources than timers (see js/dom/tasks.js): the first ready
