@@ -213,7 +213,11 @@ pub async fn run(
     // Upgraded sockets are no longer the server's to drain: they close
     // themselves as soon as shutdown begins.
     let closing = sockets.closing().clone();
-    let served = axum::serve(listener.tap_io(no_delay), router)
+    // Served as one finished service that each connection clones (an `Arc`):
+    // a bare `Router` is finished again for every connection, which rebuilt
+    // its route table each time an agent's client opened one.
+    let app = router.with_state(()).into_make_service();
+    let served = axum::serve(listener.tap_io(no_delay), app)
         .with_graceful_shutdown(async move {
             shutdown.cancelled().await;
             closing.cancel();
