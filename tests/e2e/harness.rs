@@ -275,8 +275,13 @@ impl Fleet {
 
     /// As [`Fleet::start`], with the fleet's processes reaching Postgres and
     /// Redis only through the given proxy ports (the test reaches them directly).
-    pub async fn start_through(n: usize, postgres_port: u16, redis_port: u16) -> Fleet {
-        Self::start_inner(n, &[], &[], Some((postgres_port, redis_port))).await
+    pub async fn start_through(
+        n: usize,
+        postgres_port: u16,
+        redis_port: u16,
+        gateway_env: &[(&str, &str)],
+    ) -> Fleet {
+        Self::start_inner(n, &[], gateway_env, Some((postgres_port, redis_port))).await
     }
 
     async fn start_inner(

@@ -145,6 +145,58 @@ async fn two_gateways_on_the_same_stores_serve_the_same_sessions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_closed_through_one_gateway_is_gone_through_another_that_just_used_it() {
+    let fleet = Fleet::start(1).await;
+    let key = fleet.key("acme").await;
+    let (second, _proc) = start_gateway(&fleet.db.url, &fleet.redis_url).await;
+    let (one, two) = (
+        mcp(&fleet.gateway, Some(&key)).await,
+        mcp(&second, Some(&key)).await,
+    );
+    let ids = open_tabs(&one, &["closing"]).await;
+    let id = &ids[0];
+    // The second gateway reads the row now, and would reuse it for a while.
+    let (out, _) = call(
+        &two,
+        "servo_inspect",
+        json!({"actions": [{"sessionID": id}]}),
+    )
+    .await;
+    assert_eq!(
+        first(&out)["response"]["page"]["title"],
+        "closing",
+        "{out:#}"
+    );
+    let (out, _) = call(
+        &one,
+        "servo_session_close",
+        json!({"actions": [{"sessionID": id}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["response"]["closed"], true, "{out:#}");
+    for tool in ["servo_inspect", "servo_evaluate"] {
+        let mut args = json!({"actions": [{"sessionID": id}]});
+        if tool == "servo_evaluate" {
+            args["actions"][0]["script"] = json!("1");
+        }
+        let (out, _) = call(&two, tool, args).await;
+        assert_eq!(first(&out)["code"], "SESSION_NOT_FOUND", "{tool}: {out:#}");
+    }
+    assert_eq!(
+        fleet.route(id).await.0,
+        "",
+        "the second gateway claimed the closed session again"
+    );
+    let mut pg = fleet.db.connect().await;
+    let (rows,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut pg)
+        .await
+        .unwrap();
+    assert_eq!(rows, 0, "the closed session came back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_snapshot_that_cannot_be_restored_fails_the_session_not_the_worker() {
     let mut fleet = Fleet::start(1).await;
     let client = fleet.client("acme").await;
@@ -207,7 +259,10 @@ async fn a_snapshot_that_cannot_be_restored_fails_the_session_not_the_worker() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_expired_session_is_not_found_and_the_sweep_deletes_everything_stored_for_it() {
-    let fleet = Fleet::start(1).await;
+    // The test ages a row in the database, which in use only time does; a
+    // gateway reusing the row it read would run the session until its own
+    // copy expired, so this one reads the row on every call.
+    let fleet = Fleet::start_env(1, &[("FLEET_SESSION_CACHE_SECS", "0")]).await;
     let client = fleet.client("acme").await;
     let ids = open_tabs(&client, &["old", "fresh"]).await;
     let (old, fresh) = (ids[0].clone(), ids[1].clone());

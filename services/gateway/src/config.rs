@@ -109,6 +109,17 @@ pub struct GatewayConfig {
     )]
     pub key_cache_secs: u64,
 
+    /// Seconds a session's row, once read, answers this gateway's later calls
+    /// on the session while its route stands, without reading it again (its
+    /// tenant and expiry; `servo_session_status`, close and restores always
+    /// read it). 0 reads it on every call.
+    #[arg(
+        long = "session-cache-secs",
+        env = "FLEET_SESSION_CACHE_SECS",
+        default_value_t = 30
+    )]
+    pub session_cache_secs: u64,
+
     /// While Postgres or Redis is unreachable, keys, sessions, routes and
     /// workers the gateway saw within this many seconds still serve calls
     /// (degraded mode); older ones get `UNAVAILABLE`.
@@ -236,6 +247,7 @@ impl GatewayConfig {
     pub fn grace(&self) -> crate::recent::Grace {
         crate::recent::Grace {
             key_ttl: std::time::Duration::from_secs(self.key_cache_secs),
+            session_reuse: std::time::Duration::from_secs(self.session_cache_secs),
             outage: std::time::Duration::from_secs(self.outage_grace_secs),
         }
     }

@@ -5,7 +5,9 @@
 //! ([`StoreError::is_outage`]), and only for entries younger than the grace
 //! period. Keys are the exception: a key verified within the key TTL is
 //! trusted without asking the database at all, which is why a revoked key can
-//! keep working for up to that TTL (the README says so).
+//! keep working for up to that TTL (the README says so). So are session rows
+//! on the path of a call to a live session, within their reuse period
+//! ([`Recent::live_row`] says why that cannot run what the store refuses).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -114,6 +116,9 @@ impl<K: Eq + Hash + Clone, V: Clone> Memory<K, V> {
 pub struct Grace {
     /// A verified key is trusted without asking the database for this long.
     pub key_ttl: Duration,
+    /// A session row read or written this recently answers a later call on
+    /// the same live session without being read again ([`Recent::live_row`]).
+    pub session_reuse: Duration,
     /// While a store is unreachable, what was confirmed within this long
     /// still answers (keys included).
     pub outage: Duration,
@@ -123,6 +128,7 @@ impl Default for Grace {
     fn default() -> Self {
         Self {
             key_ttl: Duration::from_secs(60),
+            session_reuse: Duration::from_secs(30),
             outage: Duration::from_secs(15 * 60),
         }
     }
@@ -224,6 +230,34 @@ impl Recent {
     /// Remembers a row the gateway just wrote.
     pub fn saw_session(&self, row: SessionRow) {
         self.sessions.put(row.id.clone(), row);
+    }
+
+    /// The row of session `id` as read or written within the reuse period,
+    /// when it may stand in for reading it again: still the tenant's, not
+    /// failed, and not expired by its own (possibly older) expiry.
+    ///
+    /// What a row can change into meanwhile is why this is safe. The tenant
+    /// never changes. The expiry only moves later (each checkpoint extends
+    /// it), so a remembered row that has not expired belongs to a stored one
+    /// that has not either, and the sweep deletes only expired rows. A closed
+    /// session loses its route as well, and a caller must read the row again
+    /// whenever the route is missing. A failed session is one whose restore
+    /// failed, which a worker reports again if asked to run it. The epoch it
+    /// carries can be older than the stored one, which only matters as the
+    /// floor of a claim without a route, again after a fresh read.
+    pub fn live_row(&self, id: &str, tenant: &str, now_ms: i64) -> Option<SessionRow> {
+        let row = self
+            .sessions
+            .younger_than(&id.to_owned(), self.grace.session_reuse)?;
+        let usable = row.tenant_id == tenant
+            && !row.expired(now_ms)
+            && row.status != fleet_store::SessionStatus::Failed;
+        usable.then_some(row)
+    }
+
+    /// Stops reusing a session's row, so the next call reads it.
+    pub fn forget_row(&self, id: &str) {
+        self.sessions.remove(&id.to_owned());
     }
 
     /// A session's route, through `fetch`.

@@ -1,5 +1,7 @@
 //! One action's session: a new one is created on the least-loaded worker; an
-//! existing one is looked up (another tenant's or an expired one is not found),
+//! existing one is looked up (another tenant's or an expired one is not found;
+//! a row this gateway read lately stands in for reading it again while the
+//! session's route stands, see [`crate::recent::Recent::live_row`]),
 //! answered by the gateway for status and close, and otherwise run on the
 //! worker its route names — or restored on another when that worker is gone.
 
@@ -128,11 +130,27 @@ impl Dispatcher {
         action: pb::Action,
         caller: Caller<'_>,
     ) -> Result<ActionOutput, ActionError> {
+        // What the gateway answers itself, and closing, read the row as stored.
+        let fresh = matches!(
+            action.kind,
+            Some(Kind::Status(_) | Kind::LiveView(_) | Kind::CdpEndpoint(_) | Kind::Close(_))
+        );
+        let reused = if fresh {
+            None
+        } else {
+            self.recent.live_row(id, &tenant.id, now_millis())
+        };
         let (row, route, controller) = async {
-            // Three reads of two stores, at once: a call waits for the
+            let read_row = async {
+                match &reused {
+                    Some(row) => Ok(Some(row.clone())),
+                    None => self.recent.session(id, self.store.session(id)).await,
+                }
+            };
+            // Up to three reads of two stores, at once: a call waits for the
             // slowest, not for their sum.
             let (row, route, controller) = tokio::join!(
-                self.recent.session(id, self.store.session(id)),
+                read_row,
                 self.recent.route(id, self.routing.route(id)),
                 self.routing.controller(id)
             );
@@ -142,11 +160,14 @@ impl Dispatcher {
                 tracing::debug!(error = %e, session = %id, "control unknown");
                 None
             });
-            Ok::<_, ActionError>((
-                row.map_err(store_fail)?,
-                route.map_err(store_fail)?,
-                controller,
-            ))
+            let route = route.map_err(store_fail)?;
+            // Without a route the session may have been closed (by any
+            // gateway), and a restore's claim needs the stored epoch.
+            let row = match (&reused, &route) {
+                (Some(_), None) => self.recent.session(id, self.store.session(id)).await,
+                _ => row,
+            };
+            Ok::<_, ActionError>((row.map_err(store_fail)?, route, controller))
         }
         .instrument(tracing::info_span!("routing"))
         .await?;
@@ -214,7 +235,18 @@ impl Dispatcher {
             viewport: None,
             action: Some(action),
         };
-        self.send(workers, worker, row.epoch, req).await
+        let answer = self.send(workers, worker, row.epoch, req).await;
+        if let Err(e) = &answer
+            && reused.is_some()
+            && [ErrorCode::EngineFailed, ErrorCode::SessionNotFound]
+                .iter()
+                .any(|code| *code as i32 == e.code)
+        {
+            // The row may say so by now (a failed restore marks it): the
+            // next call reads it.
+            self.recent.forget_row(id);
+        }
+        answer
     }
 
     /// The worker `id` as the call's registry snapshot lists it. The snapshot

@@ -17,6 +17,7 @@ fn outage<T>() -> Result<T, StoreError> {
 async fn a_verified_key_is_trusted_for_its_ttl_then_asked_again() {
     let recent = Recent::new(Grace {
         key_ttl: Duration::from_secs(60),
+        session_reuse: Duration::from_secs(30),
         outage: Duration::from_secs(600),
     });
     let found = recent
@@ -304,4 +305,58 @@ fn a_full_memory_drops_its_oldest_entries_first() {
         assert!(entries.contains_key(&MAX_REMEMBERED));
         assert!(entries.len() <= MAX_REMEMBERED);
     });
+}
+
+fn row(id: &str, tenant: &str, expires_at: i64) -> SessionRow {
+    SessionRow {
+        id: id.into(),
+        tenant_id: tenant.into(),
+        status: fleet_store::SessionStatus::Active,
+        width: 1280,
+        height: 720,
+        epoch: 3,
+        url: String::new(),
+        title: String::new(),
+        created_at: 0,
+        updated_at: 0,
+        expires_at,
+        failure: String::new(),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_read_row_stands_in_for_its_tenant_until_it_expires_or_its_reuse_ends() {
+    let recent = Recent::new(Grace::default());
+    recent
+        .session("s1", async { Ok(Some(row("s1", "t1", 1_000))) })
+        .await
+        .unwrap();
+    assert_eq!(recent.live_row("s1", "t1", 999).map(|r| r.epoch), Some(3));
+    assert!(
+        recent.live_row("s1", "t2", 999).is_none(),
+        "another tenant's"
+    );
+    assert!(recent.live_row("s1", "t1", 1_000).is_none(), "expired");
+    assert!(recent.live_row("s2", "t1", 0).is_none(), "never read");
+    // Past the reuse period since it was read, it must be read again.
+    tokio::time::advance(Duration::from_secs(29)).await;
+    assert!(recent.live_row("s1", "t1", 0).is_some());
+    tokio::time::advance(Duration::from_secs(2)).await;
+    assert!(recent.live_row("s1", "t1", 0).is_none());
+    // A failed row is never reused, nor a forgotten one.
+    let mut failed = row("s3", "t1", 1_000);
+    failed.status = fleet_store::SessionStatus::Failed;
+    recent.saw_session(failed);
+    assert!(recent.live_row("s3", "t1", 0).is_none(), "failed");
+    recent.saw_session(row("s4", "t1", 1_000));
+    recent.forget_row("s4");
+    assert!(recent.live_row("s4", "t1", 0).is_none(), "forgotten");
+    // The outage memory is unaffected by the reuse period.
+    assert!(
+        recent
+            .session("s1", async { outage() })
+            .await
+            .unwrap()
+            .is_some()
+    );
 }
