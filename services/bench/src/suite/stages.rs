@@ -265,7 +265,7 @@ pub(super) async fn corpus_stages(
         &before,
         &after,
         [
-            "auth, validation, session row read, route read",
+            "auth, validation, route read, the session row reused (or read)",
             "fetch, parse, style, scripts, text and links",
             "snapshot and the Postgres transaction writing the changed parts",
         ],
@@ -301,7 +301,7 @@ pub(super) async fn screenshot_stages(
         &before,
         &after,
         [
-            "auth, validation, session row read, route read",
+            "auth, validation, route read, the session row reused (or read)",
             "style and layout if needed, paint, PNG encoding, the page's summary",
             "snapshot; nothing changed, so nothing is sent to Postgres within 10 s of the last write",
         ],
