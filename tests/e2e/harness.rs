@@ -273,15 +273,11 @@ impl Fleet {
         Self::start_inner(n, env, env, None).await
     }
 
-    /// As [`Fleet::start`], with the fleet's processes reaching Postgres and
-    /// Redis only through the given proxy ports (the test reaches them directly).
-    pub async fn start_through(
-        n: usize,
-        postgres_port: u16,
-        redis_port: u16,
-        gateway_env: &[(&str, &str)],
-    ) -> Fleet {
-        Self::start_inner(n, &[], gateway_env, Some((postgres_port, redis_port))).await
+    /// As [`Fleet::start`], with the fleet's processes reaching Postgres and Redis
+    /// only through the given proxy ports (the test reaches them directly) and the
+    /// gateway given `env`.
+    pub async fn start_through(n: usize, pg: u16, redis: u16, env: &[(&str, &str)]) -> Fleet {
+        Self::start_inner(n, &[], env, Some((pg, redis))).await
     }
 
     async fn start_inner(

@@ -141,10 +141,11 @@ impl Dispatcher {
             self.recent.live_row(id, &tenant.id, now_millis())
         };
         let (row, route, controller) = async {
+            let stored_row = || self.recent.session(id, self.store.session(id));
             let read_row = async {
                 match &reused {
                     Some(row) => Ok(Some(row.clone())),
-                    None => self.recent.session(id, self.store.session(id)).await,
+                    None => stored_row().await,
                 }
             };
             // Up to three reads of two stores, at once: a call waits for the
@@ -164,7 +165,7 @@ impl Dispatcher {
             // Without a route the session may have been closed (by any
             // gateway), and a restore's claim needs the stored epoch.
             let row = match (&reused, &route) {
-                (Some(_), None) => self.recent.session(id, self.store.session(id)).await,
+                (Some(_), None) => stored_row().await,
                 _ => row,
             };
             Ok::<_, ActionError>((row.map_err(store_fail)?, route, controller))
@@ -238,9 +239,10 @@ impl Dispatcher {
         let answer = self.send(workers, worker, row.epoch, req).await;
         if let Err(e) = &answer
             && reused.is_some()
-            && [ErrorCode::EngineFailed, ErrorCode::SessionNotFound]
-                .iter()
-                .any(|code| *code as i32 == e.code)
+            && matches!(
+                e.code(),
+                ErrorCode::EngineFailed | ErrorCode::SessionNotFound
+            )
         {
             // The row may say so by now (a failed restore marks it): the
             // next call reads it.
