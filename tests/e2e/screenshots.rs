@@ -56,27 +56,14 @@ async fn engine_screenshot(client: &Client, url: &str, script: &str) -> Vec<u8> 
     )
     .await;
     assert_eq!(first(&out)["ok"], true, "{url}: {out:#}");
-    let (out, raw) = call(
-        client,
-        "servo_screenshot",
-        json!({"actions": [{"sessionID": id}]}),
-    )
-    .await;
-    assert_eq!(first(&out)["ok"], true, "{url}: {out:#}");
-    let data = raw
-        .content
-        .iter()
-        .find_map(|c| c.as_image().map(|i| i.data.clone()))
-        .unwrap();
+    let png = png_of(client, &id, false).await;
     call(
         client,
         "servo_session_close",
         json!({"actions": [{"sessionID": id}]}),
     )
     .await;
-    base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .unwrap()
+    png
 }
 
 async fn chromium_screenshot(chromium: &Chromium, url: &str, script: &str) -> Vec<u8> {
@@ -189,32 +176,8 @@ async fn a_password_is_painted_as_bullets_and_keeps_its_value_and_caret() {
          <input id=p type=password value=hunter2 style='{style};top:0'>\
          <input id=t value='\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}' style='{style};top:40px'>"
     );
-    let (out, _) = call(
-        &client,
-        "servo_navigate",
-        json!({"actions": [{"html": html, "width": 400, "height": 240}]}),
-    )
-    .await;
-    let id = first(&out)["sessionID"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{out:#}"))
-        .to_owned();
-    let (_, raw) = call(
-        &client,
-        "servo_screenshot",
-        json!({"actions": [{"sessionID": id}]}),
-    )
-    .await;
-    let data = raw
-        .content
-        .iter()
-        .find_map(|c| c.as_image().map(|i| i.data.clone()))
-        .unwrap();
-    let shot = decode(
-        &base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .unwrap(),
-    );
+    let id = open_400_by_240(&client, &html).await;
+    let shot = decode(&png_of(&client, &id, false).await);
     let row = |top: u32| -> Vec<[u8; 3]> {
         (top..top + 24)
             .flat_map(|y| (0..200).map(move |x| (x, y)))
@@ -248,5 +211,106 @@ async fn a_password_is_painted_as_bullets_and_keeps_its_value_and_caret() {
         p.replace("hunter2", "\u{2022}".repeat(7).as_str()),
         t,
         "{values}"
+    );
+}
+
+/// A new session showing `html` in a 400×240 viewport; its ID.
+async fn open_400_by_240(client: &Client, html: &str) -> String {
+    let (out, _) = call(
+        client,
+        "servo_navigate",
+        json!({"actions": [{"html": html, "width": 400, "height": 240}]}),
+    )
+    .await;
+    first(&out)["sessionID"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{out:#}"))
+        .to_owned()
+}
+
+/// The PNG of one screenshot of session `id` (the whole document with
+/// `full_page`).
+async fn png_of(client: &Client, id: &str, full_page: bool) -> Vec<u8> {
+    let (out, raw) = call(
+        client,
+        "servo_screenshot",
+        json!({"actions": [{"sessionID": id, "fullPage": full_page}]}),
+    )
+    .await;
+    assert_eq!(first(&out)["ok"], true, "{out:#}");
+    let data = raw
+        .content
+        .iter()
+        .find_map(|c| c.as_image().map(|i| i.data.clone()))
+        .unwrap();
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn each_screenshot_shows_the_page_as_it_is_now_when_it_repeats_or_after_a_change() {
+    // covers: render.screenshot
+    // A worker answers a screenshot of a page that paints what it painted for
+    // the last one with that PNG: each change in between must still show,
+    // and going back must show the page as it was.
+    let fleet = Fleet::start(1).await;
+    let client = fleet.client("screenshots").await;
+    let html = "<title>changes</title><style>body{margin:0;font:16px sans-serif}\
+                #box{width:100px;height:100px;background:rgb(255,0,0)}\
+                #tall{height:2000px}</style>\
+                <div id=box></div><p id=words>Some words</p><div id=tall></div>";
+    let id = open_400_by_240(&client, html).await;
+    let pixel = |png: &[u8], x: u32, y: u32| decode(png).get_pixel(x, y).0;
+    let red = png_of(&client, &id, false).await;
+    assert_eq!(pixel(&red, 50, 50), [255, 0, 0]);
+    assert_eq!(
+        png_of(&client, &id, false).await,
+        red,
+        "a screenshot of the unchanged page differs from the last"
+    );
+
+    crate::harness::eval(&client, &id, "box.style.background = 'rgb(0,0,255)'").await;
+    let blue = png_of(&client, &id, false).await;
+    assert_eq!(pixel(&blue, 50, 50), [0, 0, 255], "the box's new colour");
+
+    crate::harness::eval(&client, &id, "words.textContent = 'Other words, longer'").await;
+    let words = png_of(&client, &id, false).await;
+    assert_eq!(pixel(&words, 50, 50), [0, 0, 255]);
+    assert_ne!(
+        decode(&words),
+        decode(&blue),
+        "the paragraph's new text did not show"
+    );
+
+    crate::harness::eval(&client, &id, "window.scrollTo(0, 60)").await;
+    let scrolled = png_of(&client, &id, false).await;
+    assert_eq!(
+        pixel(&scrolled, 50, 20),
+        [0, 0, 255],
+        "the box 60 px higher"
+    );
+    assert_eq!(pixel(&scrolled, 50, 50), [255, 255, 255]);
+
+    // A full-page screenshot in between is another size; the viewport's
+    // next screenshot is the viewport again, as it was.
+    let full = decode(&png_of(&client, &id, true).await);
+    assert_eq!(full.dimensions().0, 400);
+    assert!(full.dimensions().1 > 2000, "{:?}", full.dimensions());
+    assert_eq!(
+        decode(&png_of(&client, &id, false).await),
+        decode(&scrolled)
+    );
+
+    crate::harness::eval(
+        &client,
+        &id,
+        "window.scrollTo(0, 0); box.style.background = 'rgb(255,0,0)'; words.textContent = 'Some words'",
+    )
+    .await;
+    assert_eq!(
+        decode(&png_of(&client, &id, false).await),
+        decode(&red),
+        "back as it was, the page paints as it first did"
     );
 }

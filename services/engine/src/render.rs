@@ -1,35 +1,42 @@
 //! Painting a laid-out document to a PNG: `blitz-paint` → `vello_cpu` → `png`.
 //!
+//! What is painted is recorded first, so a page that paints what it painted for
+//! the last screenshot gets that PNG again ([`reuse`]).
+//!
 //! `VelloCpuImageRenderer` without the `multithreading` feature rasterizes on the
 //! calling thread, which is all a wasm guest has. Text goes through the glyph
 //! cache in [`glyphs`].
 
 mod glyphs;
+mod reuse;
 
-use anyrender::ImageRenderer as _;
+use anyrender::{ImageRenderer as _, Scene};
 use anyrender_vello_cpu::VelloCpuImageRenderer;
 use blitz_dom::{BaseDocument, NodeId};
 
 /// Paint the viewport of `doc` (already styled and laid out) at device pixel
-/// ratio 1 and encode it as an RGB PNG of exactly `width`×`height` pixels.
+/// ratio 1 and encode it as an RGB PNG of exactly `width`×`height` pixels; the
+/// last screenshot's PNG when the page paints the same ([`reuse`]).
 pub(crate) fn screenshot(
     doc: &mut BaseDocument,
     width: u32,
     height: u32,
 ) -> Result<Vec<u8>, String> {
+    let mut scene = Scene::new();
+    let masked = mask_passwords(doc);
+    blitz_paint::paint_scene(&mut scene, doc, 1.0, width, height, 0, 0);
+    unmask(doc, masked);
+    if let Some(png) = reuse::unchanged(width, height, &scene) {
+        return Ok(png);
+    }
     let mut renderer = VelloCpuImageRenderer::new(width, height);
     let mut rgba = Vec::new();
-    let masked = mask_passwords(doc);
     glyphs::with_cache(|cache| {
         renderer.render_to_vec(
-            |scene| {
-                let mut painter = glyphs::GlyphPainter::new(scene, cache);
-                blitz_paint::paint_scene(&mut painter, doc, 1.0, width, height, 0, 0);
-            },
+            |painter| reuse::replay(&mut glyphs::GlyphPainter::new(painter, cache), &scene),
             &mut rgba,
         );
     });
-    unmask(doc, masked);
     let expected = width as usize * height as usize * 4;
     if rgba.len() != expected {
         return Err(format!(
@@ -37,7 +44,9 @@ pub(crate) fn screenshot(
             rgba.len()
         ));
     }
-    encode_png(&over_white(&rgba), width, height)
+    let png = encode_png(&over_white(&rgba), width, height)?;
+    reuse::keep(width, height, scene, &png);
+    Ok(png)
 }
 
 /// A password field whose editor shows bullets for one paint.
