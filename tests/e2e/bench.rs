@@ -60,6 +60,7 @@ const SUITE_ROWS: &[&str] = &[
     "page load + text, real 1.5 MB page (scripted)",
     "new session + load + text, real-world corpus (each page once)",
     "screenshot 1280×720 PNG",
+    "screenshot 1280×720 PNG after a change to the page",
     "throughput, 4 sessions loading the corpus (ms per page)",
     "restore evicted session → first answer, Chromium cold",
     "restore evicted session → first answer, Chromium warm pool",
@@ -103,9 +104,10 @@ async fn the_suite_runs_every_row_on_both_sides_and_their_outputs_agree() {
         }
     }
     // Both sides' outputs were compared: the text of the small page, of every
-    // corpus page, of each real page and the real-world set, and the screenshot.
+    // corpus page, of each real page and the real-world set, and both
+    // screenshot rows' (size and blocks each).
     let checks = suite["checks"].as_array().unwrap();
-    assert!(checks.len() >= 1 + 6 + 3 + 1 + 2, "{checks:#?}");
+    assert!(checks.len() >= 1 + 6 + 3 + 1 + 2 + 2, "{checks:#?}");
     assert!(checks.iter().all(|c| c["passed"] == true), "{checks:#?}");
     assert!(stdout.contains("outputs compared"), "{stdout}");
     let fleet_rows = suite["fleet_rows"].as_array().unwrap();

@@ -8,11 +8,14 @@
 //! too), which is the engine's part of a session create. With `inspect`, the
 //! page is loaded once and its summary (what every answer carries) is read N
 //! times instead; with `screenshot`, its 1280×720 viewport is painted to PNG
-//! N times (the first paint, which also lays the page out, left out); with
+//! N times (the first paint, which also lays the page out, left out; the
+//! engine answers the later ones from it while the page paints the same);
+//! with `changed-screenshot`, the same but the first heading's text (or the
+//! body's first element's) is changed untimed before each paint; with
 //! `first-screenshot`, each of N new tabs loads the page untimed and its first
 //! paint is timed (nothing the tab caches for painting exists yet).
 //!
-//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh|inspect|screenshot|first-screenshot]`
+//! `cargo run -p fleet-worker --example loads -- page.html 200 [prepared|fresh|inspect|screenshot|changed-screenshot|first-screenshot]`
 
 use std::time::{Duration, Instant};
 
@@ -38,13 +41,14 @@ async fn main() -> anyhow::Result<()> {
     // The first load pays for what an instance does once (the preludes'
     // bytecode handed over, first allocations); it is left out.
     tab.load(common::source(&target)?, budget).await?;
-    if mode == "screenshot" {
+    let screenshots = matches!(mode, "screenshot" | "changed-screenshot");
+    if screenshots {
         tab.screenshot(false, budget)
             .await?
             .map_err(anyhow::Error::msg)?;
     }
     let mut times = Vec::with_capacity(count);
-    for _ in 0..count {
+    for take in 0..count {
         if prepared {
             tab.prepare().await?;
         }
@@ -58,7 +62,12 @@ async fn main() -> anyhow::Result<()> {
             tab = host.new_tab(viewport).await?;
             tab.load(common::source(&target)?, budget).await?;
         }
-        if mode == "screenshot" || mode == "first-screenshot" {
+        if mode == "changed-screenshot" {
+            tab.evaluate(&change(take), budget)
+                .await?
+                .map_err(|e| anyhow::anyhow!("the change failed: {e:?}"))?;
+        }
+        if screenshots || mode == "first-screenshot" {
             let t = Instant::now();
             tab.screenshot(false, budget)
                 .await?
@@ -86,6 +95,7 @@ async fn main() -> anyhow::Result<()> {
             "fresh" => ", each in a new tab",
             "inspect" => ", its summary read (not loads)",
             "screenshot" => ", its viewport painted to PNG (not loads)",
+            "changed-screenshot" => ", changed, then its viewport painted to PNG (not loads)",
             "first-screenshot" => ", each in a new tab, its first paint to PNG (not loads)",
             _ => "",
         },
@@ -94,4 +104,13 @@ async fn main() -> anyhow::Result<()> {
         times[0].as_secs_f64() * 1e3,
     );
     Ok(())
+}
+
+/// A script that changes what the page paints: the first heading's text (or
+/// the body's first element's) as it was, with `take` after it.
+fn change(take: usize) -> String {
+    format!(
+        "(() => {{ const e = document.querySelector('h1, h2, h3') || document.body.firstElementChild || document.body; \
+         globalThis.textWas ??= e.textContent; e.textContent = globalThis.textWas + ' {take}'; }})()"
+    )
 }

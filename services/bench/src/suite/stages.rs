@@ -274,7 +274,7 @@ pub(super) async fn corpus_stages(
 
 /// Where the time of a screenshot of the landing page goes, split as
 /// [`create_stages`] splits a create, as means over `n` screenshots in one
-/// session (the screenshot row's workload).
+/// session of the unchanged page (the first screenshot row's workload).
 pub(super) async fn screenshot_stages(
     mcp: &Mcp,
     fleet: &Fleet,
@@ -302,7 +302,7 @@ pub(super) async fn screenshot_stages(
         &after,
         [
             "auth, validation, route read, the session row reused (or read)",
-            "style and layout if needed, paint, PNG encoding, the page's summary",
+            "style and layout if needed, the paint recorded (the page unchanged, so the last PNG answers), the page's summary",
             "snapshot; nothing changed, so nothing is sent to Postgres within 10 s of the last write",
         ],
     ))
