@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::harness::{
-    Fleet, call, first, fixtures, mcp, open_tabs, start_gateway, wait_for, wait_for_workers,
+    Fleet, act, call, first, fixtures, mcp, open_tabs, start_gateway, wait_for, wait_for_workers,
 };
 use crate::state::Stateful;
 
@@ -156,31 +156,16 @@ async fn a_session_closed_through_one_gateway_is_gone_through_another_that_just_
     let ids = open_tabs(&one, &["closing"]).await;
     let id = &ids[0];
     // The second gateway reads the row now, and would reuse it for a while.
-    let (out, _) = call(
-        &two,
-        "servo_inspect",
-        json!({"actions": [{"sessionID": id}]}),
-    )
-    .await;
-    assert_eq!(
-        first(&out)["response"]["page"]["title"],
-        "closing",
-        "{out:#}"
-    );
-    let (out, _) = call(
-        &one,
-        "servo_session_close",
-        json!({"actions": [{"sessionID": id}]}),
-    )
-    .await;
-    assert_eq!(first(&out)["response"]["closed"], true, "{out:#}");
-    for tool in ["servo_inspect", "servo_evaluate"] {
-        let mut args = json!({"actions": [{"sessionID": id}]});
-        if tool == "servo_evaluate" {
-            args["actions"][0]["script"] = json!("1");
-        }
-        let (out, _) = call(&two, tool, args).await;
-        assert_eq!(first(&out)["code"], "SESSION_NOT_FOUND", "{tool}: {out:#}");
+    let r = act(&two, "servo_inspect", id, json!({})).await;
+    assert_eq!(r["response"]["page"]["title"], "closing", "{r:#}");
+    let r = act(&one, "servo_session_close", id, json!({})).await;
+    assert_eq!(r["response"]["closed"], true, "{r:#}");
+    for (tool, fields) in [
+        ("servo_inspect", json!({})),
+        ("servo_evaluate", json!({"script": "1"})),
+    ] {
+        let r = act(&two, tool, id, fields).await;
+        assert_eq!(r["code"], "SESSION_NOT_FOUND", "{tool}: {r:#}");
     }
     assert_eq!(
         fleet.route(id).await.0,
