@@ -15,6 +15,7 @@ use fleet_store::{
     Events, Routing, SessionStore, SqlStores, StoreConfig, open_events, open_limiter, open_routing,
     open_sql, open_store,
 };
+use fleet_telemetry::outln;
 use fleet_worker::deletion_cost::DeletionCost;
 use fleet_worker::{Backends, Worker, WorkerConfig};
 use tokio::net::TcpListener;
@@ -323,7 +324,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             open_store(database_url(&args.store)?)
                 .await
                 .context("applying migrations")?;
-            println!("migrations applied");
+            outln!("migrations applied")?;
             Ok(())
         }
         Command::Bench(config) => {

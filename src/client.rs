@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
 use fleet_bench::mcp::Mcp;
+use fleet_telemetry::outln;
 use serde_json::{Value, json};
 
 /// The tools that take their arguments at the top level rather than as
@@ -159,40 +160,40 @@ fn write_images(
 /// Prints a result as JSON, or as one line per response (or session).
 fn print(result: &Value, output: Output) -> anyhow::Result<()> {
     if output == Output::Json {
-        println!("{}", serde_json::to_string_pretty(result)?);
+        outln!("{}", serde_json::to_string_pretty(result)?)?;
         return Ok(());
     }
     if let Some(sessions) = result["sessions"].as_array() {
-        println!("{:<36}  {:<8}  {:<40}  TITLE", "SESSION", "STATUS", "URL");
+        outln!("{:<36}  {:<8}  {:<40}  TITLE", "SESSION", "STATUS", "URL")?;
         for s in sessions {
-            println!(
+            outln!(
                 "{:<36}  {:<8}  {:<40}  {}",
                 text(&s["sessionID"]),
                 text(&s["status"]),
                 text(&s["url"]),
                 text(&s["title"])
-            );
+            )?;
         }
         return Ok(());
     }
     let Some(responses) = result["responses"].as_array() else {
         // Web search and anything else without responses: its JSON.
-        println!("{}", serde_json::to_string_pretty(result)?);
+        outln!("{}", serde_json::to_string_pretty(result)?)?;
         return Ok(());
     };
-    println!("{:<3}  {:<36}  {:<5}  WHAT", "#", "SESSION", "OK");
+    outln!("{:<3}  {:<36}  {:<5}  WHAT", "#", "SESSION", "OK")?;
     for r in responses {
         let what = if r["ok"] == true {
             summary(&r["response"])
         } else {
             format!("{} {}", text(&r["code"]), text(&r["error"]))
         };
-        println!(
+        outln!(
             "{:<3}  {:<36}  {:<5}  {what}",
             r["actionIndex"].as_u64().unwrap_or(0),
             text(&r["sessionID"]),
             r["ok"] == true
-        );
+        )?;
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 use anyhow::{Context as _, bail};
 use fleet_store::{KeyInfo, SqlStore, StoreConfig, now_millis};
+use fleet_telemetry::outln;
 
 /// Longest lifetime or grace period a flag may give, days (ten years).
 const MAX_DAYS: i64 = 3650;
@@ -98,6 +99,18 @@ fn time(ms: Option<i64>) -> String {
         )
 }
 
+/// Prints a new key, which is shown only this once: when stdout's reader has
+/// gone, no one saw it, so the command fails naming the stored key to revoke.
+fn show_key(key: &str) -> anyhow::Result<()> {
+    fleet_telemetry::console::secret(key).with_context(|| {
+        format!(
+            "the new key was stored but could not be printed, so no one has seen it: \
+             revoke it with `servo-fleet keys revoke {}`",
+            fleet_store::key_prefix(key)
+        )
+    })
+}
+
 fn row(k: &KeyInfo, now: i64) -> String {
     format!(
         "{:<12}  {:<16}  {:<16}  {:<20}  {:<20}  {:<20}  {}",
@@ -133,17 +146,22 @@ pub(crate) async fn run(command: KeysCommand) -> anyhow::Result<()> {
                 key.tenant.name,
                 expires_at.map_or(String::new(), |e| format!(", expiring {}", time(Some(e))))
             );
-            println!("{}", key.key);
+            show_key(&key.key)?;
         }
         KeysCommand::List { tenant, store } => {
             let keys = open(&store).await?.list_keys(tenant.as_deref()).await?;
             let now = now_millis();
-            println!(
+            outln!(
                 "{:<12}  {:<16}  {:<16}  {:<20}  {:<20}  {:<20}  STATUS",
-                "PREFIX", "TENANT", "NAME", "CREATED", "LAST USED", "EXPIRES"
-            );
+                "PREFIX",
+                "TENANT",
+                "NAME",
+                "CREATED",
+                "LAST USED",
+                "EXPIRES"
+            )?;
             for k in &keys {
-                println!("{}", row(k, now));
+                outln!("{}", row(k, now))?;
             }
         }
         KeysCommand::Revoke { prefix, store } => {
@@ -165,7 +183,7 @@ pub(crate) async fn run(command: KeysCommand) -> anyhow::Result<()> {
                 old.tenant,
                 time(old.expires_at)
             );
-            println!("{}", new.key);
+            show_key(&new.key)?;
         }
     }
     Ok(())

@@ -5,6 +5,7 @@
 
 use anyhow::{Context as _, ensure};
 use fleet_bench::mcp::Mcp;
+use fleet_telemetry::outln;
 use serde_json::json;
 
 // Where the smoke test calls, and with which key (a plain comment: a doc
@@ -30,7 +31,7 @@ pub async fn run(args: &SmokeArgs) -> anyhow::Result<()> {
     let mcp = Mcp::connect(base, &args.api_key)
         .await
         .with_context(|| format!("connecting to {base}/mcp (is the key valid?)"))?;
-    println!("smoke: connected to {base}/mcp");
+    outln!("smoke: connected to {base}/mcp")?;
     let (id, page) = mcp
         .act("servo_navigate", json!({ "html": PAGE }))
         .await
@@ -40,7 +41,7 @@ pub async fn run(args: &SmokeArgs) -> anyhow::Result<()> {
         title == "servo-fleet smoke",
         "the new session's page has title {title:?}"
     );
-    println!("smoke: session {id} opened");
+    outln!("smoke: session {id} opened")?;
     let (_, value) = mcp
         .act(
             "servo_evaluate",
@@ -53,10 +54,10 @@ pub async fn run(args: &SmokeArgs) -> anyhow::Result<()> {
         "the page's script did not run: {}",
         value["value"]
     );
-    println!("smoke: the page's script ran");
+    outln!("smoke: the page's script ran")?;
     mcp.act("servo_session_close", json!({ "sessionID": id }))
         .await
         .context("closing the session")?;
-    println!("smoke: session closed; the fleet answers end to end");
+    outln!("smoke: session closed; the fleet answers end to end")?;
     Ok(())
 }

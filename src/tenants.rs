@@ -5,6 +5,7 @@
 use fleet_store::{StoreConfig, TenantLimits};
 
 use crate::keys::open;
+use fleet_telemetry::outln;
 
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum TenantsCommand {
@@ -36,17 +37,17 @@ pub(crate) enum TenantsCommand {
     },
 }
 
-fn print(tenant: &str, l: &TenantLimits) {
+fn print(tenant: &str, l: &TenantLimits) -> std::io::Result<()> {
     let show = |v: Option<u32>| match v {
         None => "default".to_owned(),
         Some(0) => "0 (no limit)".to_owned(),
         Some(n) => n.to_string(),
     };
-    println!("tenant               {tenant}");
-    println!("requests-per-second  {}", show(l.requests_per_second));
-    println!("burst                {}", show(l.burst));
-    println!("max-sessions         {}", show(l.max_sessions));
-    println!("max-in-flight        {}", show(l.max_in_flight));
+    outln!("tenant               {tenant}")?;
+    outln!("requests-per-second  {}", show(l.requests_per_second))?;
+    outln!("burst                {}", show(l.burst))?;
+    outln!("max-sessions         {}", show(l.max_sessions))?;
+    outln!("max-in-flight        {}", show(l.max_in_flight))
 }
 
 /// Runs one `tenants` subcommand.
@@ -75,11 +76,11 @@ pub(crate) async fn run(command: TenantsCommand) -> anyhow::Result<()> {
                 .await?
                 .set_limits(tenant.trim(), wanted)
                 .await?;
-            print(tenant.trim(), &stored);
+            print(tenant.trim(), &stored)?;
         }
         TenantsCommand::Show { tenant, store } => {
             let stored = open(&store).await?.limits_named(tenant.trim()).await?;
-            print(tenant.trim(), &stored);
+            print(tenant.trim(), &stored)?;
         }
     }
     Ok(())

@@ -2,10 +2,13 @@
 //! prints a tool's JSON result (screenshots go to files), `servo-fleet
 //! sessions list|close` lists and closes the caller's sessions; the gateway
 //! and key come from the environment, and failures exit non-zero saying why.
+//! A reader that stops reading its output (`| head`) ends it quietly.
+
+use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::harness::{Fleet, run_cli_env};
+use crate::harness::{BIN, Fleet, run_cli_env};
 
 /// Runs `servo-fleet args` with the gateway and key in the environment.
 async fn cli(fleet: &Fleet, key: &str, args: &[&str]) -> (bool, String, String) {
@@ -137,4 +140,119 @@ async fn the_cli_refuses_bad_arguments_keys_and_tools_clearly() {
         assert!(!ok, "{args:?}: {out}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+
+    // No gateway there: the reason in one line, not the transport's types
+    // or a second report logged by the MCP client.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let (ok, _, err) = run_cli_env(
+        &["sessions", "list"],
+        &[("FLEET_GATEWAY_URL", &nowhere), ("FLEET_API_KEY", &key)],
+    )
+    .await;
+    assert!(!ok);
+    assert!(
+        err.contains(&format!(
+            "nothing answers at {nowhere}/mcp: Connection refused"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("rmcp") && !err.contains("Transport"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// Runs `servo-fleet args` with its stdout's reader gone before it prints, as
+/// `| head -0` leaves it: its exit code and stderr.
+async fn cli_unread(env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String) {
+    let mut child = tokio::process::Command::new(BIN)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().await.unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn output_nobody_reads_ends_quietly_with_the_calls_status_and_a_new_key_is_never_lost() {
+    let fleet = Fleet::start(1).await;
+    let key = fleet.key("unread").await;
+    let env = [
+        ("FLEET_GATEWAY_URL", fleet.gateway.as_str()),
+        ("FLEET_API_KEY", key.as_str()),
+    ];
+
+    // The call runs and exits 0; only its printing stopped.
+    let (code, err) = cli_unread(
+        &env,
+        &[
+            "call",
+            "servo_navigate",
+            "--json",
+            r#"{"html": "<title>unread</title>"}"#,
+        ],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let (ok, out, err) = cli(&fleet, &key, &["sessions", "list", "--output", "table"]).await;
+    assert!(ok, "{err}");
+    let id = out
+        .lines()
+        .find(|l| l.ends_with("unread"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("the unread call opened no session: {out}"))
+        .to_owned();
+    let (code, err) = cli_unread(&env, &["sessions", "list", "--output", "table"]).await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    // A failed action still makes the exit status say so.
+    let other = fleet.key("other").await;
+    let (code, err) = cli_unread(
+        &[
+            ("FLEET_GATEWAY_URL", fleet.gateway.as_str()),
+            ("FLEET_API_KEY", other.as_str()),
+        ],
+        &[
+            "call",
+            "servo_inspect",
+            "--json",
+            &format!(r#"{{"sessionID": "{id}"}}"#),
+        ],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("1 of the call's actions failed"), "{err}");
+
+    // A new key nobody saw: the command fails naming the stored key to revoke.
+    let db = fleet.db.url.as_str();
+    let (code, err) = cli_unread(
+        &[],
+        &["keys", "create", "--tenant", "unseen", "--database-url", db],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{err}");
+    let revoke = "revoke it with `servo-fleet keys revoke ";
+    let at = err.find(revoke).unwrap_or_else(|| panic!("{err}"));
+    let prefix = err[at + revoke.len()..].split('`').next().unwrap();
+    let (ok, listed, err) =
+        crate::harness::run_cli(&["keys", "list", "--tenant", "unseen", "--database-url", db])
+            .await;
+    assert!(ok, "{err}");
+    assert!(
+        listed.lines().any(|l| l.starts_with(prefix)),
+        "{prefix}: {listed}"
+    );
+    let (ok, _, err) =
+        crate::harness::run_cli(&["keys", "revoke", prefix, "--database-url", db]).await;
+    assert!(ok, "{err}");
 }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context as _;
+use fleet_telemetry::outln;
 use serde::Serialize;
 
 /// The bench's flags.
@@ -181,7 +182,8 @@ pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
         let [old, new] = files.as_slice() else {
             anyhow::bail!("--compare takes two reports: OLD.json NEW.json");
         };
-        print!("{}", compare::files(old, new)?);
+        let table = compare::files(old, new)?;
+        outln!("{}", table.trim_end_matches('\n'))?;
         return Ok(());
     }
     ensure_database(&config.database_url).await?;
@@ -219,9 +221,9 @@ pub async fn run(config: BenchConfig, binary: PathBuf) -> anyhow::Result<()> {
     }
     let json = serde_json::to_string_pretty(&report)?;
     match config.json.as_deref() {
-        Some(p) if p.as_os_str() == "-" => println!("{json}"),
+        Some(p) if p.as_os_str() == "-" => outln!("{json}")?,
         other => {
-            println!("{}", render(&report));
+            outln!("{}", render(&report))?;
             if let Some(path) = other {
                 std::fs::write(path, json + "\n")
                     .with_context(|| format!("writing {}", path.display()))?;
@@ -289,7 +291,7 @@ async fn realworld_run(config: &BenchConfig, fleet: &fleet::FleetConfig) -> anyh
     }
     running.stop().await;
     let verdicts = verdicts?;
-    println!("{}", realworld::table(&verdicts));
+    outln!("{}", realworld::table(&verdicts))?;
     if let Some(path) = &config.json {
         std::fs::write(path, serde_json::to_string_pretty(&verdicts)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;

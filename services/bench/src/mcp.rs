@@ -6,8 +6,39 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use serde_json::Value;
+
+/// Why the handshake with `url` failed, in the user's terms: when nothing
+/// answers there, the operating system's reason (connection refused, no route)
+/// instead of the transport's nested types; otherwise rmcp's error as it is.
+fn handshake_error(e: rmcp::service::ClientInitializeError, url: &str) -> anyhow::Error {
+    // rmcp does not chain the transport's error as a source: reach it here.
+    let transport = match &e {
+        rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+            error
+                .error
+                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        }
+        _ => None,
+    };
+    if let Some(StreamableHttpError::Client(r)) = transport
+        && (r.is_connect() || r.is_timeout())
+    {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(r);
+        let mut why = String::from("no connection");
+        while let Some(c) = cause {
+            if let Some(io) = c.downcast_ref::<std::io::Error>() {
+                why = io.to_string();
+            }
+            cause = c.source();
+        }
+        return anyhow::anyhow!("nothing answers at {url}: {why}");
+    }
+    anyhow::Error::new(e).context("the MCP handshake failed")
+}
 
 /// One MCP client connection.
 pub struct Mcp {
@@ -18,14 +49,15 @@ impl Mcp {
     /// Connects to `base`/mcp with a bearer key (none when `key` is empty:
     /// a one-process fleet on loopback takes calls without one).
     pub async fn connect(base: &str, key: &str) -> anyhow::Result<Mcp> {
-        let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"));
+        let url = format!("{base}/mcp");
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
         if !key.is_empty() {
             config = config.auth_header(key.to_owned());
         }
         let client =
             ().serve(StreamableHttpClientTransport::from_config(config))
                 .await
-                .context("the MCP client could not connect")?;
+                .map_err(|e| handshake_error(e, &url))?;
         Ok(Mcp { client })
     }
 

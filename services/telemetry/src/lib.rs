@@ -1,8 +1,10 @@
 //! fleet-telemetry owns the process's metrics — one Prometheus recorder,
 //! installed on first use, and the `/metrics` route every service mounts
 //! (services record with the `metrics` macros; in one-process mode gateway and
-//! worker share it) — and its logs and traces ([`trace`]).
+//! worker share it) — its logs and traces ([`trace`]), and what a command
+//! prints for its user on stdout ([`console`]).
 
+pub mod console;
 pub mod trace;
 
 use std::sync::OnceLock;

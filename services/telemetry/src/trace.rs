@@ -86,11 +86,19 @@ impl Drop for Tracing {
 }
 
 /// Installs logging to stderr and, when `config` names an endpoint, the span
-/// exporter; `service` is the default `service.name`.
+/// exporter; `service` is the default `service.name`. A command that is not a
+/// service passes no `config`.
 pub fn init(config: Option<&TraceConfig>, service: &str) -> anyhow::Result<Tracing> {
-    let filter = EnvFilter::try_from_default_env()
-        // rmcp logs every stateless request's service start and stop at info.
-        .unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        EnvFilter::new(if config.is_some() {
+            // rmcp logs every stateless request's service start and stop at info.
+            "info,rmcp=warn"
+        } else {
+            // A command (`call`, `sessions`, `bench`…) reports its own failures;
+            // rmcp's client logs the same failure again, in its own terms.
+            "info,rmcp=off"
+        })
+    });
     let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_filter(filter);
