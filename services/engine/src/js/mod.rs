@@ -89,7 +89,14 @@ const MAX_LOAD_TIMERS: usize = 200;
 thread_local! {
     /// When the running script must stop (read by the interrupt handler).
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// Runs cut short by their deadline so far: an action during which this
+    /// moved settles as `budget`, wherever the script was stopped (a page's
+    /// script during its load, a timer, an event handler).
+    static CUT_SHORT: Cell<u64> = const { Cell::new(0) };
 }
+
+/// What a script stopped at its deadline reports.
+const STOPPED: &str = "the script ran past its time budget and was stopped";
 
 /// Drop the realm and the console entries already reported (on `load`);
 /// what the old document logged but no summary reported yet stays.
@@ -109,8 +116,25 @@ fn with_deadline<R>(budget: Duration, f: impl FnOnce() -> R) -> R {
     let deadline = outer.map_or(mine, |outer| outer.min(mine));
     DEADLINE.with(|d| d.set(Some(deadline)));
     let result = f();
+    if Instant::now() >= deadline {
+        CUT_SHORT.with(|c| c.set(c.get() + 1));
+    }
     DEADLINE.with(|d| d.set(outer));
     result
+}
+
+/// Runs `f`, and says whether a run inside it was cut short by its deadline:
+/// how the event loop ended does not show a script stopped before it (a
+/// load's script), or a stopped task that ended the loop early.
+fn counting_cuts<R>(f: impl FnOnce() -> R) -> (R, bool) {
+    let before = CUT_SHORT.with(Cell::get);
+    let out = f();
+    (out, CUT_SHORT.with(Cell::get) > before)
+}
+
+/// An action's settle: `Budget` when a script in it was cut short.
+fn unless_cut(settle: Settle, cut: bool) -> Settle {
+    if cut { Settle::Budget } else { settle }
 }
 
 fn deadline_passed() -> bool {
@@ -120,7 +144,7 @@ fn deadline_passed() -> bool {
 /// Human-readable text of a caught exception.
 fn describe(error: &CaughtError<'_>) -> String {
     if deadline_passed() {
-        return "the script ran past its time budget and was stopped".to_owned();
+        return STOPPED.to_owned();
     }
     match error {
         CaughtError::Exception(exception) => {
@@ -157,18 +181,23 @@ fn run_script<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, source: &str, name: &str
     options.strict = false;
     options.backtrace_barrier = true;
     options.filename = Some(name.to_owned());
+    // Whether the deadline stopped it is known only inside: the outer
+    // deadline is back once `with_deadline` returns.
     let result = with_deadline(SCRIPT_BUDGET, || {
-        code_cache::eval(ctx, source, options).catch(ctx)
+        code_cache::eval(ctx, source, options)
+            .catch(ctx)
+            .map_err(|e| (deadline_passed(), e))
     });
     match result {
         Ok(_) => {}
-        Err(CaughtError::Exception(exception)) if !deadline_passed() => {
+        Err((false, CaughtError::Exception(exception))) => {
             let reported = call_hook(ctx, hooks, "scriptError", (exception.into_value(), name));
             if reported.is_none() {
                 console("error", &format!("Uncaught exception ({name})"));
             }
         }
-        Err(e) => console("error", &format!("Uncaught {} ({name})", describe(&e))),
+        Err((true, _)) => console("error", &format!("Uncaught {STOPPED} ({name})")),
+        Err((false, e)) => console("error", &format!("Uncaught {} ({name})", describe(&e))),
     }
 }
 
@@ -202,34 +231,37 @@ where
     A: for<'js> rquickjs::function::IntoArgs<'js>,
 {
     let (context, hooks) = realm()?;
-    let outcome = with_deadline(INPUT_BUDGET, || {
-        context.with(|ctx| -> Result<Settle, String> {
-            let hooks = hooks.restore(&ctx).map_err(|e| e.to_string())?;
-            let hook = hooks
-                .get::<_, Function>(name)
-                .map_err(|e| format!("the input hook {name} is missing: {e}"))?;
-            let refused = with_deadline(SCRIPT_BUDGET, || {
-                hook.call::<_, Option<String>>(args)
-                    .catch(&ctx)
-                    .map_err(|e| describe(&e))
-            });
-            let refused = match refused {
-                Ok(refused) => refused,
-                Err(message) => {
-                    console("error", &format!("Uncaught {message}"));
-                    None
+    let (outcome, cut) = counting_cuts(|| {
+        let outcome = with_deadline(INPUT_BUDGET, || {
+            context.with(|ctx| -> Result<Settle, String> {
+                let hooks = hooks.restore(&ctx).map_err(|e| e.to_string())?;
+                let hook = hooks
+                    .get::<_, Function>(name)
+                    .map_err(|e| format!("the input hook {name} is missing: {e}"))?;
+                let refused = with_deadline(SCRIPT_BUDGET, || {
+                    hook.call::<_, Option<String>>(args)
+                        .catch(&ctx)
+                        .map_err(|e| describe(&e))
+                });
+                let refused = match refused {
+                    Ok(refused) => refused,
+                    Err(message) => {
+                        console("error", &format!("Uncaught {message}"));
+                        None
+                    }
+                };
+                drain_jobs(&ctx);
+                let settle = pump(&ctx, &hooks);
+                match refused {
+                    Some(reason) => Err(reason),
+                    None => Ok(settle),
                 }
-            };
-            drain_jobs(&ctx);
-            let settle = pump(&ctx, &hooks);
-            match refused {
-                Some(reason) => Err(reason),
-                None => Ok(settle),
-            }
-        })
+            })
+        });
+        with_deadline(INPUT_BUDGET, frames::pump_all);
+        outcome
     });
-    with_deadline(INPUT_BUDGET, frames::pump_all);
-    let settle = outcome?;
+    let settle = unless_cut(outcome?, cut);
     state::try_with_tab(|tab| tab.settle = settle);
     Ok(())
 }
@@ -240,18 +272,21 @@ pub(crate) fn traversed(from: &str, to: &str, state: Option<&str>) -> Settle {
     let Ok((context, hooks)) = realm() else {
         return Settle::Settled;
     };
-    with_deadline(INPUT_BUDGET, || {
-        let settle = context.with(|ctx| {
-            let Ok(hooks) = hooks.restore(&ctx) else {
-                return Settle::Settled;
-            };
-            call_hook(&ctx, &hooks, "traversed", (from, to, state));
-            drain_jobs(&ctx);
-            pump(&ctx, &hooks)
-        });
-        frames::pump_all();
-        settle
-    })
+    let (settle, cut) = counting_cuts(|| {
+        with_deadline(INPUT_BUDGET, || {
+            let settle = context.with(|ctx| {
+                let Ok(hooks) = hooks.restore(&ctx) else {
+                    return Settle::Settled;
+                };
+                call_hook(&ctx, &hooks, "traversed", (from, to, state));
+                drain_jobs(&ctx);
+                pump(&ctx, &hooks)
+            });
+            frames::pump_all();
+            settle
+        })
+    });
+    unless_cut(settle, cut)
 }
 
 /// Run tasks and timers due within `page_ms` of page time until `holds()`
@@ -270,36 +305,39 @@ pub(crate) fn wait_until(
     let Some((context, hooks)) = realm::existing() else {
         return (!has_condition, Settle::Settled);
     };
-    with_deadline(EVAL_BUDGET, || {
-        let waited = context.with(|ctx| {
-            let Ok(hooks) = hooks.restore(&ctx) else {
-                return (!has_condition && holds(), Settle::Settled);
-            };
-            end_task(&ctx, &hooks);
-            let limit = timer_limit(&hooks, page_ms);
-            loop {
-                if deadline_passed() {
-                    return (false, Settle::Budget);
+    let ((waited, settle), cut) = counting_cuts(|| {
+        with_deadline(EVAL_BUDGET, || {
+            let waited = context.with(|ctx| {
+                let Ok(hooks) = hooks.restore(&ctx) else {
+                    return (!has_condition && holds(), Settle::Settled);
+                };
+                end_task(&ctx, &hooks);
+                let limit = timer_limit(&hooks, page_ms);
+                loop {
+                    if deadline_passed() {
+                        return (false, Settle::Budget);
+                    }
+                    if run_next_task(&ctx, &hooks, limit) == Ran::Nothing {
+                        break;
+                    }
+                    if has_condition && holds() {
+                        return (true, pending_settle(&hooks));
+                    }
                 }
-                if run_next_task(&ctx, &hooks, limit) == Ran::Nothing {
-                    break;
+                if has_condition {
+                    return (false, pending_settle(&hooks));
                 }
-                if has_condition && holds() {
-                    return (true, pending_settle(&hooks));
-                }
+                // The wait took its whole time, whatever ran in it.
+                call_hook(&ctx, &hooks, "advanceClock", (limit,));
+                (true, pending_settle(&hooks))
+            });
+            if !has_condition {
+                frames::wait_all(page_ms);
             }
-            if has_condition {
-                return (false, pending_settle(&hooks));
-            }
-            // The wait took its whole time, whatever ran in it.
-            call_hook(&ctx, &hooks, "advanceClock", (limit,));
-            (true, pending_settle(&hooks))
-        });
-        if !has_condition {
-            frames::wait_all(page_ms);
-        }
-        waited
-    })
+            waited
+        })
+    });
+    (waited, unless_cut(settle, cut))
 }
 
 /// `Quiet` when timers are still pending, else `Settled`.

@@ -10,8 +10,8 @@ use super::event_loop::{drain_jobs, end_task, pump};
 use super::natives::from_id;
 use super::realm::realm;
 use super::{
-    LOAD_BUDGET, SCRIPT_BUDGET, call_hook, deadline_passed, describe, modules, run_script,
-    with_deadline,
+    LOAD_BUDGET, SCRIPT_BUDGET, STOPPED, call_hook, counting_cuts, deadline_passed, describe,
+    modules, run_script, unless_cut, with_deadline,
 };
 use crate::bindings::exports::fleet::engine::page::Settle;
 use crate::frames::{self, Path};
@@ -162,6 +162,7 @@ fn run_module<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, script: &Script) {
             .and_then(|module| module.eval())
             .map(|(_, promise)| promise)
             .catch(ctx)
+            .map_err(|e| (deadline_passed(), e))
     });
     match evaluated {
         Ok(promise) => {
@@ -170,7 +171,7 @@ fn run_module<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, script: &Script) {
         // A module (or an import of it) that could not be fetched already
         // said why on the console, as browsers do; other errors are the
         // script's own.
-        Err(CaughtError::Exception(exception)) if !deadline_passed() => {
+        Err((false, CaughtError::Exception(exception))) => {
             let is_load_error = exception
                 .message()
                 .is_some_and(|m| m.starts_with(modules::LOAD_FAILURE));
@@ -183,7 +184,8 @@ fn run_module<'js>(ctx: &Ctx<'js>, hooks: &Object<'js>, script: &Script) {
                 );
             }
         }
-        Err(e) => console(
+        Err((true, _)) => console("error", &format!("Uncaught {STOPPED} ({})", script.name)),
+        Err((false, e)) => console(
             "error",
             &format!("Uncaught {} ({})", describe(&e), script.name),
         ),
@@ -399,23 +401,26 @@ pub(crate) fn run_page_scripts() -> Settle {
             return Settle::Settled;
         }
     };
-    with_deadline(LOAD_BUDGET, || {
-        context.with(|ctx| {
-            if let Ok(hooks) = hooks.clone().restore(&ctx) {
-                run_scripts(&ctx, &hooks, scripts, &[]);
+    let (settle, cut) = counting_cuts(|| {
+        with_deadline(LOAD_BUDGET, || {
+            context.with(|ctx| {
+                if let Ok(hooks) = hooks.clone().restore(&ctx) {
+                    run_scripts(&ctx, &hooks, scripts, &[]);
+                }
+            });
+            let frames = unscripted_page_frames.unwrap_or_else(frames_after_page_scripts);
+            for path in &frames {
+                load_frame(&context, path);
             }
-        });
-        let frames = unscripted_page_frames.unwrap_or_else(frames_after_page_scripts);
-        for path in &frames {
-            load_frame(&context, path);
-        }
-        context.with(|ctx| {
-            let Ok(hooks) = hooks.clone().restore(&ctx) else {
-                return Settle::Settled;
-            };
-            call_hook(&ctx, &hooks, "fireLoad", ());
-            drain_jobs(&ctx);
-            pump(&ctx, &hooks)
+            context.with(|ctx| {
+                let Ok(hooks) = hooks.clone().restore(&ctx) else {
+                    return Settle::Settled;
+                };
+                call_hook(&ctx, &hooks, "fireLoad", ());
+                drain_jobs(&ctx);
+                pump(&ctx, &hooks)
+            })
         })
-    })
+    });
+    unless_cut(settle, cut)
 }
