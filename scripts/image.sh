@@ -45,6 +45,22 @@ prebuilt_context() {
   echo "$ctx"
 }
 
+# buildah's chroot isolation runs each step through a sealed in-memory copy of
+# itself. On a busy machine the kernel can refuse the seal for a moment
+# ("sealing memfd copy: Device or resource busy", EBUSY while the copy's pages
+# are still held), which fails the step though nothing is wrong with the build:
+# that one failure is tried again, up to three attempts in all.
+sealed_retry() { # sealed_retry LOG CMD...: CMD's output goes to LOG
+  local log="$1" attempt; shift
+  for attempt in 1 2 3; do
+    "$@" >"$log" 2>&1 && return 0
+    grep -q "sealing memfd" "$log" || return 1
+    echo "image: buildah could not seal its copy of itself (attempt $attempt); trying again" >&2
+    sleep 2
+  done
+  return 1
+}
+
 case "$mode" in
   source)
     tag="${2:-servo-fleet:$version}"
@@ -88,8 +104,8 @@ case "$mode" in
     ctx="$(prebuilt_context "$binary")"
     trap 'rm -rf "$ctx"' EXIT
     tag=localhost/servo-fleet:check
-    $sudo buildah bud --quiet --pull=never --build-arg BASE_IMAGE="$base" \
-      -f "$dockerfile" --target prebuilt -t "$tag" "$ctx" >"$cache/build.log" 2>&1 ||
+    sealed_retry "$cache/build.log" $sudo buildah bud --quiet --pull=never --build-arg BASE_IMAGE="$base" \
+      -f "$dockerfile" --target prebuilt -t "$tag" "$ctx" ||
       { tail -30 "$cache/build.log" >&2; exit 1; }
     # The image as the chart runs it: its user, entrypoint, cache path and files.
     config="$($sudo buildah inspect --format '{{.OCIv1.Config.User}} {{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Env}}' "$tag")"
@@ -105,10 +121,11 @@ case "$mode" in
       { echo "image: no CA certificates for https pages" >&2; exit 1; }
     $sudo buildah umount "$ctr" >/dev/null
     # The binary runs in the image's Debian as the image's user.
-    out="$($sudo buildah run "$ctr" -- /usr/local/bin/servo-fleet --version)"
+    sealed_retry "$cache/run.log" $sudo buildah run "$ctr" -- /usr/local/bin/servo-fleet --version ||
+      { cat "$cache/run.log" >&2; exit 1; }
     $sudo buildah rm "$ctr" >/dev/null
-    [ "$out" = "servo-fleet $version" ] ||
-      { echo "image: the binary in the image printed '$out', not 'servo-fleet $version'" >&2; exit 1; }
+    grep -qx "servo-fleet $version" "$cache/run.log" ||
+      { echo "image: the binary in the image printed '$(cat "$cache/run.log")', not 'servo-fleet $version'" >&2; exit 1; }
     # Earlier check images, now untagged, go.
     $sudo buildah rmi --prune >/dev/null 2>&1 || true
     size="$($sudo buildah images --format '{{.Size}}' "$tag")"
