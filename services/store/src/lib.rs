@@ -32,7 +32,9 @@ pub use config::StoreConfig;
 pub use downloads::{DownloadRow, DownloadStore, GuardedDownloads};
 pub use error::StoreError;
 pub use events::{EventStream, Events, MemoryEvents};
-pub use guard::{Breaker, GuardedLimiter, GuardedRouting, GuardedStore, PROBE_INTERVAL, Probe};
+pub use guard::{
+    Breaker, GuardedLimiter, GuardedRouting, GuardedStore, PROBE_INTERVAL, Probe, REDIS_TIMEOUT,
+};
 pub use key_admin::{KeyInfo, KeyStatus};
 pub use keys::{KEY_MARKER, KEY_PREFIX_CHARS, generate_key, hash_key, key_prefix};
 pub use limiter::{Admission, Call, Limiter, MemoryLimiter};
