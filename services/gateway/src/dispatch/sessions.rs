@@ -72,30 +72,34 @@ impl Dispatcher {
         } else {
             action
         };
-        // Route first: with Redis away nothing is written at all; with the
-        // database away the fresh route is taken back.
+        // The route and the row at once: a create waits for the slower store,
+        // not for both. What one store wrote is taken back when the other
+        // failed, so a failed create leaves neither.
         let route = async {
-            let route = self
-                .routing
-                .claim(id, &worker.id, 0)
-                .await
-                .map_err(store_fail)?;
-            let created = self
-                .store
-                .create_session(
+            let (route, created) = tokio::join!(
+                self.routing.claim(id, &worker.id, 0),
+                self.store.create_session(
                     id,
                     &tenant.id,
                     viewport.width,
                     viewport.height,
                     self.session_ttl_ms,
                 )
-                .await;
-            match created {
-                Ok(row) => {
+            );
+            match (route, created) {
+                (Ok(route), Ok(row)) => {
                     self.recent.saw_session(row.clone());
                     Ok((route, row))
                 }
-                Err(e) => {
+                (Err(e), created) => {
+                    if created.is_ok()
+                        && let Err(undo) = self.store.delete_session(id, &tenant.id).await
+                    {
+                        tracing::warn!(error = %undo, session = %id, "could not take back the row of a session that was not routed");
+                    }
+                    Err(store_fail(e))
+                }
+                (Ok(_), Err(e)) => {
                     if let Err(forget) = self.routing.forget(id).await {
                         tracing::warn!(error = %forget, session = %id, "could not take back the route of a session that was not created");
                     }
