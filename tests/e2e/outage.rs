@@ -1,7 +1,7 @@
 //! Degraded mode: the fleet reaches Postgres and Redis through proxies, and
 //! each is cut for 30 s while four live sessions take calls. Calls on live
 //! sessions keep succeeding, what cannot be served (a new session) fails fast
-//! with `UNAVAILABLE`, and afterwards every session's storage — read back from
+//! with `UNAVAILABLE` and leaves no row behind, and afterwards every session's storage — read back from
 //! Postgres on a fresh restore — holds exactly what the client wrote last,
 //! including the writes made during the outage.
 
@@ -375,6 +375,7 @@ async fn live_sessions_keep_working_through_30_s_outages_of_postgres_and_redis_a
 
     let r = outage(&fleet, &writers, &next, &pg, &opener).await;
     check("postgres", &r);
+    let mut opened = writers.len() + opened_by(&r);
     // What answered meanwhile shows in the metrics.
     let gw = &fleet.gateway;
     assert!(metric(gw, "fleet_gateway_remembered_total", "kind=\"session\"").await > 0.0);
@@ -397,4 +398,18 @@ async fn live_sessions_keep_working_through_30_s_outages_of_postgres_and_redis_a
     check("redis", &r);
     assert!(metric(gw, "fleet_gateway_remembered_total", "kind=\"route\"").await > 0.0);
     assert!(metric(gw, "fleet_gateway_remembered_total", "kind=\"workers\"").await > 0.0);
+    opened += opened_by(&r);
+    // A create writes the row and the route at once: each new session
+    // refused during an outage took back what the store still up had written.
+    assert_eq!(
+        fleet.db.query_count("SELECT COUNT(*) FROM sessions").await,
+        i64::try_from(opened).unwrap(),
+        "rows left by refused new sessions"
+    );
+}
+
+/// The sessions an outage's probes opened: those let in during it, and the
+/// one that showed it was over.
+fn opened_by(r: &Report) -> usize {
+    r.new_session.iter().filter(|(c, _)| c == "ok").count() + 1
 }
