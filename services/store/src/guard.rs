@@ -359,6 +359,14 @@ impl Routing for GuardedRouting {
     async fn controller(&self, session_id: &str) -> Result<Option<String>, StoreError> {
         self.breaker.call(self.inner.controller(session_id)).await
     }
+    async fn route_and_controller(
+        &self,
+        session_id: &str,
+    ) -> Result<(Option<Route>, Option<String>), StoreError> {
+        self.breaker
+            .call(self.inner.route_and_controller(session_id))
+            .await
+    }
     fn degraded(&self) -> bool {
         self.breaker.is_down()
     }

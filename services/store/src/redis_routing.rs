@@ -163,16 +163,13 @@ impl Routing for RedisRouting {
 
     async fn route(&self, session_id: &str) -> Result<Option<Route>, StoreError> {
         let mut conn = self.conn.clone();
-        let (worker, epoch): (Option<String>, Option<u64>) = redis::cmd("HMGET")
+        let fields: (Option<String>, Option<u64>) = redis::cmd("HMGET")
             .arg(self.route_key(session_id))
             .arg("worker")
             .arg("epoch")
             .query_async(&mut conn)
             .await?;
-        Ok(match (worker, epoch) {
-            (Some(worker), Some(epoch)) if !worker.is_empty() => Some(Route { worker, epoch }),
-            _ => None,
-        })
+        Ok(route_of(fields))
     }
 
     async fn claim(&self, session_id: &str, worker: &str, floor: u64) -> Result<Route, StoreError> {
@@ -270,6 +267,33 @@ impl Routing for RedisRouting {
         let mut conn = self.conn.clone();
         Ok(conn.get(self.control_key(session_id)).await?)
     }
+
+    async fn route_and_controller(
+        &self,
+        session_id: &str,
+    ) -> Result<(Option<Route>, Option<String>), StoreError> {
+        let mut conn = self.conn.clone();
+        // One pipeline: both commands go out in one write, both answers come
+        // back in one read.
+        let (fields, controller): ((Option<String>, Option<u64>), Option<String>) = redis::pipe()
+            .cmd("HMGET")
+            .arg(self.route_key(session_id))
+            .arg("worker")
+            .arg("epoch")
+            .cmd("GET")
+            .arg(self.control_key(session_id))
+            .query_async(&mut conn)
+            .await?;
+        Ok((route_of(fields), controller))
+    }
+}
+
+/// The route a route hash's `worker` and `epoch` fields name, if whole.
+fn route_of(fields: (Option<String>, Option<u64>)) -> Option<Route> {
+    match fields {
+        (Some(worker), Some(epoch)) if !worker.is_empty() => Some(Route { worker, epoch }),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -356,6 +380,40 @@ mod tests {
         let left: Vec<String> = conn.zrange(PENDING, 0, -1).await.unwrap();
         assert_eq!(left, vec![a]);
         let _: () = conn.del(PENDING).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_route_and_its_controller_read_together_are_what_each_read_alone_finds() {
+        let r = redis().await;
+        let session = uuid::Uuid::new_v4().to_string();
+        assert_eq!(
+            r.route_and_controller(&session).await.unwrap(),
+            (None, None)
+        );
+        let route = r.claim(&session, "w1", 4).await.unwrap();
+        assert_eq!(
+            r.route_and_controller(&session).await.unwrap(),
+            (Some(route.clone()), None)
+        );
+        assert!(
+            r.take_control(&session, "alice", Duration::from_secs(30))
+                .await
+                .unwrap()
+        );
+        let both = r.route_and_controller(&session).await.unwrap();
+        assert_eq!(both, (Some(route), Some("alice".to_owned())));
+        assert_eq!(
+            both,
+            (
+                r.route(&session).await.unwrap(),
+                r.controller(&session).await.unwrap()
+            )
+        );
+        r.forget(&session).await.unwrap();
+        assert_eq!(
+            r.route_and_controller(&session).await.unwrap(),
+            (None, None)
+        );
     }
 
     #[tokio::test]

@@ -72,6 +72,18 @@ pub trait Routing: Send + Sync {
     async fn release_control(&self, session_id: &str, holder: &str) -> Result<(), StoreError>;
     /// Who holds control of a session now, if anyone.
     async fn controller(&self, session_id: &str) -> Result<Option<String>, StoreError>;
+    /// A session's route and who holds control of it, read together: a call
+    /// on a session needs both, and a backend across the network answers
+    /// them in one round trip.
+    async fn route_and_controller(
+        &self,
+        session_id: &str,
+    ) -> Result<(Option<Route>, Option<String>), StoreError> {
+        Ok((
+            self.route(session_id).await?,
+            self.controller(session_id).await?,
+        ))
+    }
     /// Whether the last call found the backend unreachable (a guarded routing
     /// knows; a bare one never says so).
     fn degraded(&self) -> bool {

@@ -152,19 +152,18 @@ impl Dispatcher {
                     None => stored_row().await,
                 }
             };
-            // Up to three reads of two stores, at once: a call waits for the
-            // slowest, not for their sum.
-            let (row, route, controller) = tokio::join!(
-                read_row,
-                self.recent.route(id, self.routing.route(id)),
-                self.routing.controller(id)
-            );
-            // Control is a person's lease, not data: with Redis away, agents
-            // act as though no one held it.
-            let controller = controller.unwrap_or_else(|e| {
-                tracing::debug!(error = %e, session = %id, "control unknown");
-                None
-            });
+            // The route and its controller come from Redis in one round
+            // trip; the row (when read) from Postgres at the same time: a call
+            // waits for the slower store, not for their sum.
+            let mut controller = None;
+            let route_read = async {
+                let (route, held) = self.routing.route_and_controller(id).await?;
+                controller = held;
+                Ok(route)
+            };
+            let (row, route) = tokio::join!(read_row, self.recent.route(id, route_read));
+            // Control is a person's lease, not data: with Redis away (the
+            // route remembered, or not), agents act as though no one held it.
             let route = route.map_err(store_fail)?;
             // Without a route the session may have been closed (by any
             // gateway), and a restore's claim needs the stored epoch.
