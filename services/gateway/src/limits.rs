@@ -246,6 +246,21 @@ impl Limits {
         self.let_in(tenant, l, 0).await
     }
 
+    /// Asks Redis, or this gateway's own counters while Redis is unreachable:
+    /// the answer, and whether it came from the gateway's own.
+    async fn count(&self, tenant: &str, call: &Call<'_>) -> (Admission, bool) {
+        match self.counters.admit(tenant, call).await {
+            Ok(admission) => (admission, false),
+            Err(_) => (
+                self.local
+                    .admit(tenant, call)
+                    .await
+                    .unwrap_or(Admission::Admitted),
+                true,
+            ),
+        }
+    }
+
     /// Takes one request from a rate of `rate` per second (0: none), then
     /// counts the call in flight under `l`. While Redis is unreachable the
     /// gateway counts on its own.
@@ -296,23 +311,6 @@ impl Limits {
                 call: id,
                 local,
             })),
-        }
-    }
-}
-
-impl Limits {
-    /// Asks Redis, or this gateway's own counters while Redis is unreachable:
-    /// the answer, and whether it came from the gateway's own.
-    async fn count(&self, tenant: &str, call: &Call<'_>) -> (Admission, bool) {
-        match self.counters.admit(tenant, call).await {
-            Ok(admission) => (admission, false),
-            Err(_) => (
-                self.local
-                    .admit(tenant, call)
-                    .await
-                    .unwrap_or(Admission::Admitted),
-                true,
-            ),
         }
     }
 }
