@@ -3,6 +3,7 @@
 //! parser's view while a script runs (what follows the script hidden, then
 //! put back).
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use blitz_dom::{BaseDocument, DocumentConfig, NodeId, StyleThreading, UserAgentStylesheet};
@@ -26,16 +27,32 @@ thread_local! {
     /// MathML's user-agent rules (`css/mathml.css`), parsed once.
     static MATHML_SHEET: UserAgentStylesheet =
         UserAgentStylesheet::parse(include_str!("css/mathml.css"));
+    /// An empty document styled once by [`warm`]. Stylo keeps the user-agent
+    /// sheets' cascade data (their rules sorted into selector maps) in a
+    /// process-wide cache, but drops an entry no document's stylist holds at
+    /// the next rebuild: this document holds it, so it is in the snapshot
+    /// every tab starts from and a tab's first document finds it there.
+    static STYLED: RefCell<Option<BaseDocument>> = const { RefCell::new(None) };
 }
 
-/// Parse the user-agent style sheets and build the font context now rather
-/// than on the instance's first document (each is made once per instance):
-/// `initialize` calls this so they are in the snapshot every tab starts from.
+/// Parse the user-agent style sheets, sort their rules for matching and build
+/// the font context now rather than on the instance's first document (each is
+/// made once per instance): `initialize` calls this so they are in the
+/// snapshot every tab starts from. Sorting the rules was a sixth of a new
+/// tab's first load, and its memory was private to every tab.
 pub(crate) fn warm() {
-    drop(UserAgentStylesheet::default_sheet());
-    FORMS_SHEET.with(|_| ());
-    MATHML_SHEET.with(|_| ());
     drop(fonts::font_context());
+    let (width, height) = crate::state::DEFAULT_VIEWPORT;
+    let mut doc = build_document(
+        "<!DOCTYPE html><html><head></head><body></body></html>",
+        crate::state::ABOUT_BLANK,
+        width,
+        height,
+        Arc::default(),
+        false,
+    );
+    doc.resolve_stylist(0.0);
+    STYLED.with(|styled| *styled.borrow_mut() = Some(doc));
 }
 
 /// The viewport a document lays out for: `width`×`height` CSS pixels at
@@ -180,5 +197,53 @@ pub(crate) fn reveal(doc: &mut BaseDocument, hidden: Hidden) {
             .filter(|c| doc.get_node(*c).is_some_and(|n| n.parent.is_none()))
             .collect();
         crate::mutation::mutate(doc).append_children(parent, &children);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use style::values::computed::Display;
+
+    use super::*;
+
+    /// The computed `display` of the element `selector` finds in `doc`.
+    fn display(doc: &BaseDocument, selector: &str) -> Display {
+        let id = doc
+            .query_selector(selector)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| panic!("no {selector}"));
+        doc.get_node(id)
+            .and_then(|n| n.primary_styles())
+            .unwrap_or_else(|| panic!("{selector} has no style"))
+            .clone_display()
+    }
+
+    #[test]
+    fn a_document_styled_after_warm_keeps_every_user_agent_sheets_rules() {
+        warm();
+        // A quirks-mode page (no doctype) as well as a standards one, like
+        // the warm document.
+        for doctype in ["<!DOCTYPE html>", ""] {
+            let mut doc = build_document(
+                &format!(
+                    "{doctype}<title>t</title><p>text</p><dialog>closed</dialog><select><option>a</select><math><semantics><mi>x</mi><annotation>x</annotation></semantics></math>"
+                ),
+                crate::state::INLINE_URL,
+                1280,
+                720,
+                Arc::default(),
+                false,
+            );
+            doc.resolve(0.0);
+            // Blitz's sheet.
+            assert_eq!(display(&doc, "head"), Display::None, "{doctype:?}");
+            assert_eq!(display(&doc, "dialog"), Display::None, "{doctype:?}");
+            assert_eq!(display(&doc, "p"), Display::Block, "{doctype:?}");
+            // forms.css.
+            assert_eq!(display(&doc, "select"), Display::InlineBlock, "{doctype:?}");
+            // mathml.css.
+            assert_eq!(display(&doc, "annotation"), Display::None, "{doctype:?}");
+        }
     }
 }

@@ -29,7 +29,7 @@ pub(crate) const INLINE_URL: &str = "https://inline.servo-fleet.invalid/";
 /// The URL of the empty document a fresh tab starts with.
 pub(crate) const ABOUT_BLANK: &str = "about:blank";
 /// Viewport of a fresh tab.
-const DEFAULT_VIEWPORT: (u32, u32) = (1280, 720);
+pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 720);
 /// Largest viewport side: `vello_cpu` addresses pixels with `u16`, and a
 /// 4096×4096 RGBA frame is already 64 MiB of guest memory.
 const MAX_VIEWPORT_SIDE: u32 = 4096;
