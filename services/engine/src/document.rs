@@ -222,16 +222,17 @@ mod tests {
     #[test]
     fn a_document_styled_after_warm_keeps_every_user_agent_sheets_rules() {
         warm();
-        // A quirks-mode page (no doctype) as well as a standards one, like
-        // the warm document.
+        // A quirks-mode page (no doctype) as well as a standards one like
+        // the warm document, at the viewport the warm document had.
+        let (width, height) = crate::state::DEFAULT_VIEWPORT;
         for doctype in ["<!DOCTYPE html>", ""] {
             let mut doc = build_document(
                 &format!(
                     "{doctype}<title>t</title><p>text</p><dialog>closed</dialog><select><option>a</select><math><semantics><mi>x</mi><annotation>x</annotation></semantics></math>"
                 ),
                 crate::state::INLINE_URL,
-                1280,
-                720,
+                width,
+                height,
                 Arc::default(),
                 false,
             );
