@@ -373,6 +373,56 @@ async fn checkpoints_again_at_one_epoch_store_exactly_the_new_parts_and_stay_fen
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_new_sessions_first_checkpoint_is_one_statement_and_still_fenced() {
+    let (db, store, id) = postgres_store().await;
+    // The worker that created the session says so: the first save needs no
+    // transaction, and a later one goes over it as usual.
+    store.created(&id);
+    let first = store
+        .save_checkpoint(&id, 2, &refs(&parts_of(2)), "u", "t", 60_000)
+        .await
+        .unwrap();
+    assert!(first.one_statement, "{first:?}");
+    assert_eq!((first.parts_written, first.parts_unchanged), (3, 0));
+    let stored = store.load_checkpoint(&id).await.unwrap().unwrap();
+    assert_eq!((stored.epoch, stored.parts), (2, parts_of(2)));
+    let row = store.session(&id).await.unwrap().unwrap();
+    assert_eq!((row.epoch, row.url.as_str()), (2, "u"));
+
+    // Told a session is new after another owner saved it: the fence on the
+    // unsaved row does not hold, so an older epoch is still refused and a
+    // newer one replaces exactly what that owner stored (its parts this save
+    // does not have are dropped, not kept as if nothing were stored).
+    let tenant = store.ensure_tenant("fencing").await.unwrap();
+    let other = uuid::Uuid::new_v4().to_string();
+    store
+        .create_session(&other, &tenant.id, 800, 600, 60_000)
+        .await
+        .unwrap();
+    let newer = SqlStore::connect(&db.url).await.unwrap();
+    newer
+        .save_checkpoint(&other, 3, &refs(&parts_of(3)), "u3", "t3", 60_000)
+        .await
+        .unwrap();
+    store.created(&other);
+    let late = store
+        .save_checkpoint(&other, 2, &refs(&parts_of(2)), "u2", "t2", 60_000)
+        .await;
+    assert_stale(&late, 2, 3, "a first save older than the stored owner's");
+    let stored = store.load_checkpoint(&other).await.unwrap().unwrap();
+    assert_eq!((stored.epoch, stored.parts), (3, parts_of(3)));
+    store.created(&other);
+    let only_page = named(&[("page", 4, 5)]);
+    let took = store
+        .save_checkpoint(&other, 4, &refs(&only_page), "u4", "t4", 60_000)
+        .await
+        .unwrap();
+    assert!(!took.one_statement, "{took:?}");
+    let stored = store.load_checkpoint(&other).await.unwrap().unwrap();
+    assert_eq!((stored.epoch, stored.parts), (4, only_page));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_checkpoint_that_repeats_the_last_write_is_not_sent_and_cannot_change_a_newer_owners() {
     let (db, store, id) = postgres_store().await;
     let parts = parts_of(3);

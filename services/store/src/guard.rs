@@ -272,6 +272,9 @@ impl SessionStore for GuardedStore {
     async fn open_sessions(&self, tenant_id: &str) -> Result<u64, StoreError> {
         self.breaker.call(self.inner.open_sessions(tenant_id)).await
     }
+    fn created(&self, id: &str) {
+        self.inner.created(id);
+    }
     fn degraded(&self) -> bool {
         self.breaker.is_down()
     }

@@ -11,6 +11,11 @@
 //! written and the caller takes the general path, which re-reads the hashes
 //! and tells a stale epoch from a missing session.
 //!
+//! A session's first save takes the same one statement when the worker says
+//! it created the session: its row was inserted at epoch 0, which no owner
+//! holds, so while the stored epoch is 0 nothing is stored but the row, and
+//! the fence is `epoch = 0` (the statement then stores the owner's epoch).
+//!
 //! What is remembered is taken out before each save and put back only after a
 //! write is known to have committed, so a failed or uncertain write makes the
 //! next one take the general path.
@@ -124,6 +129,23 @@ impl LastWrites {
         );
     }
 
+    /// Remembers `id` as a session created a moment ago: its row at epoch 0,
+    /// which no owner holds (every claim's epoch is at least 1, and every
+    /// save and takeover stores its owner's), so while the stored epoch is 0
+    /// nothing has been saved and no part is stored.
+    pub(crate) fn created(&self, id: &str) {
+        self.put(
+            id,
+            Written {
+                epoch: 0,
+                parts: HashMap::new(),
+                url: String::new(),
+                title: String::new(),
+                at: Instant::now(),
+            },
+        );
+    }
+
     /// Puts back what [`Self::take`] took out, as it was.
     pub(crate) fn put(&self, id: &str, written: Written) {
         let mut map = self.lock();
@@ -161,8 +183,9 @@ impl<'a> Statement<'a> {
 }
 
 impl SqlStore {
-    /// Writes `parts` in one statement if the session's stored epoch is still
-    /// `known.epoch` (= `epoch`). `None` when the fence did not hold (nothing
+    /// Writes `parts` at `epoch` in one statement if the session's stored
+    /// epoch is still `known.epoch` (`epoch` itself, or 0 for a session this
+    /// store was told is new). `None` when the fence did not hold (nothing
     /// was written) or the change is too large for one statement.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn save_over_last_write(
@@ -175,10 +198,13 @@ impl SqlStore {
         title: &str,
         ttl_ms: i64,
     ) -> Result<Option<CheckpointWrite>, StoreError> {
-        if known.epoch != epoch {
+        if known.epoch > epoch {
             return Ok(None);
         }
-        let mut cost = CheckpointWrite::default();
+        let mut cost = CheckpointWrite {
+            one_statement: true,
+            ..CheckpointWrite::default()
+        };
         let mut changed = Vec::new();
         // Parts whose new bytes need fewer chunks than the stored ones.
         let mut shrunk = Vec::new();
@@ -211,7 +237,10 @@ impl SqlStore {
 
         let now = now_millis();
         let mut s = Statement::default();
-        s.sql.push_str("WITH fence AS (UPDATE sessions SET url = ");
+        s.sql
+            .push_str("WITH fence AS (UPDATE sessions SET epoch = ");
+        s.param(Arg::Int(to_i64(epoch)), "bigint");
+        s.sql.push_str(", url = ");
         s.param(Arg::Text(url), "text");
         s.sql.push_str(", title = ");
         s.param(Arg::Text(title), "text");
@@ -222,7 +251,7 @@ impl SqlStore {
         s.sql.push_str(" WHERE id = ");
         s.param(Arg::Text(id), "text");
         s.sql.push_str(" AND epoch = ");
-        s.param(Arg::Int(to_i64(epoch)), "bigint");
+        s.param(Arg::Int(to_i64(known.epoch)), "bigint");
         s.sql.push_str(" RETURNING id)");
         if !dropped.is_empty() {
             // Their chunks go with them (ON DELETE CASCADE).

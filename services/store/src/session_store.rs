@@ -121,6 +121,9 @@ pub struct CheckpointWrite {
     /// Nothing was sent: the save repeated the last one this store committed for
     /// the session, at the same epoch, seconds before (decision 0008).
     pub unsent: bool,
+    /// Written in one statement over what this store knew was stored: its own
+    /// last write, or nothing for a session it was told is new (decision 0007).
+    pub one_statement: bool,
 }
 
 /// Sessions, tenants and keys.
@@ -188,6 +191,13 @@ pub trait SessionStore: Send + Sync {
     async fn tenant_limits(&self, tenant_id: &str) -> Result<TenantLimits, StoreError>;
     /// How many sessions a tenant has open (not closed, not expired).
     async fn open_sessions(&self, tenant_id: &str) -> Result<u64, StoreError>;
+    /// Tells the store that the session `id` was created a moment ago and has
+    /// nothing saved yet (its row at epoch 0, which no owner holds), so its
+    /// first save can fence on that row and write every part in one
+    /// statement, as a later save does over the store's own last write. If
+    /// the session was saved since after all, the fence does not hold and the
+    /// general write runs. A store that remembers no writes ignores it.
+    fn created(&self, _id: &str) {}
     /// Whether the last call found the database unreachable (a guarded store
     /// knows; a bare one never says so).
     fn degraded(&self) -> bool {

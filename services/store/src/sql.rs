@@ -359,6 +359,10 @@ impl SessionStore for SqlStore {
         self.open_session_count(tenant_id).await
     }
 
+    fn created(&self, id: &str) {
+        self.last_writes.created(id);
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
@@ -510,6 +514,7 @@ pub(crate) mod tests {
                 parts_unchanged: 1,
                 bytes_written: 1,
                 unsent: false,
+                one_statement: false,
             },
             "the font was written again"
         );

@@ -227,7 +227,7 @@ pub(super) async fn create_stages(
         [
             "auth, validation, session row insert, route claim",
             "parse, style, scripts, text",
-            "snapshot and the Postgres transaction writing every part of a new session",
+            "snapshot and the one Postgres statement writing every part of a new session",
         ],
     ))
 }

@@ -48,6 +48,9 @@ impl Sessions {
         })?;
         tab.set_tenant(&req.tenant_id);
         if req.create {
+            // Nothing is stored for it yet: its first checkpoint can be one
+            // statement instead of the general transaction.
+            self.inner.store.created(&req.session_id);
             return Ok(tab);
         }
         let stored = self.newest_checkpoint(&req.session_id, req.epoch).await?;
