@@ -198,7 +198,11 @@ impl SqlStore {
         title: &str,
         ttl_ms: i64,
     ) -> Result<Option<CheckpointWrite>, StoreError> {
-        if known.epoch > epoch {
+        // Epoch 0 is a new session's unsaved row (`LastWrites::created`). A
+        // write remembered at an older epoch is not tried: the session was
+        // claimed again since, and a takeover has most likely moved the
+        // stored epoch, so the statement would only be refused.
+        if known.epoch != epoch && known.epoch != 0 {
             return Ok(None);
         }
         let mut cost = CheckpointWrite {
