@@ -211,8 +211,8 @@ fn covers_tags_are_read_from_rust_comments_and_html_comments() {
 /// The web fonts of the Sphinx "Read the Docs" theme, as Debian ships them
 /// (`make realworld-pages` downloads them).
 fn theme_fonts() -> PathBuf {
-    let dir =
-        crate::realworld::pages_dir().join("debian-trixie/usr/share/sphinx_rtd_theme/static/fonts");
+    let dir = crate::alone::realworld::pages_dir()
+        .join("debian-trixie/usr/share/sphinx_rtd_theme/static/fonts");
     assert!(
         dir.join("Lato-Regular.woff2").exists(),
         "{} has no theme fonts: run `make realworld-pages`",

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod admission;
+mod alone;
 mod apps_ui;
 mod auth;
 mod bad_input;
@@ -41,7 +42,6 @@ mod outage;
 mod preludes;
 mod proxy;
 mod read_only;
-mod realworld;
 mod recordings;
 mod screenshots;
 mod scroll;

@@ -34,9 +34,13 @@ impl Raw {
     }
 
     async fn recv(&mut self) -> Option<Value> {
-        let msg = tokio::time::timeout(Duration::from_secs(20), self.ws.next())
-            .await
-            .expect("a message in time")?;
+        let Ok(msg) = tokio::time::timeout(Duration::from_secs(20), self.ws.next()).await else {
+            panic!(
+                "no message in 20 s; received so far: {:#}",
+                json!(self.seen)
+            );
+        };
+        let msg = msg?;
         match msg.unwrap() {
             Message::Text(t) => {
                 let v: Value = serde_json::from_str(&t).unwrap();
@@ -546,9 +550,15 @@ async fn a_running_command_holds_one_of_the_tenants_calls_in_flight() {
             Some(&one),
         )
         .await;
-    tokio::time::timeout(Duration::from_secs(20), was_asked.recv())
+    if tokio::time::timeout(Duration::from_secs(20), was_asked.recv())
         .await
-        .expect("the first command runs");
+        .is_err()
+    {
+        panic!(
+            "the first command did not ask for /held in 20 s; its socket received: {:#}",
+            json!(first.seen)
+        );
+    }
     let refused = second
         .send("Runtime.evaluate", json!({"expression": "1"}), Some(&two))
         .await;
