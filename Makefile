@@ -47,8 +47,8 @@ test: deps services k8s-check realworld-pages tests/clients/ts/node_modules test
 	cargo test --no-run
 	./scripts/image.sh check $(CARGO_TARGET_DIR)/debug/servo-fleet
 	$(MAKE) engine-unit-tests
-	# Every test but those timed against Chromium, then those one at a time
-	# (tests/e2e/alone.rs says why); the second runs even if the first failed.
+# Every test but those timed against Chromium, then those one at a time
+# (tests/e2e/alone.rs says why); the second runs even if the first failed.
 	cargo test --no-fail-fast -- --skip alone:: ; rest=$$?; \
 	cargo test --test e2e -- --test-threads 1 alone:: && exit $$rest
 

@@ -187,6 +187,13 @@ pub struct Proc {
 impl Drop for Proc {
     fn drop(&mut self) {
         let _ = self.child.start_kill();
+        // Waits (briefly: the signal is SIGKILL) until it has exited, so what
+        // it held — its database connections, its Redis database — is free
+        // before the test drops the database or hands the Redis index on.
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while matches!(self.child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 }
 
@@ -246,14 +253,16 @@ pub async fn sigterm(proc: &Proc) {
 
 /// A gateway, workers, and the stores behind them.
 pub struct Fleet {
+    // Fields drop in this order: the processes first (each waits for its
+    // exit), then the Postgres database, then the Redis database, so no
+    // process of this fleet still uses either when it is dropped or handed on.
+    /// Each worker's listen address and process.
+    pub workers: Vec<(String, Proc)>,
+    _gateway: Proc,
     pub db: Database,
     pub redis: redis::aio::MultiplexedConnection,
     pub redis_url: String,
     pub gateway: String,
-    /// Each worker's listen address and process.
-    pub workers: Vec<(String, Proc)>,
-    _gateway: Proc,
-    // Last, so the processes above are gone before the database is handed on.
     _redis_db: RedisDb,
 }
 
